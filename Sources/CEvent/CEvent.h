@@ -1,0 +1,53 @@
+/* The one C boundary of ipdirect: libevent, OpenSSL and c-ares headers, plus
+ * one-line shims for what Swift cannot call (function-like macros, variadics). */
+#ifndef IPDIRECT_CEVENT_H
+#define IPDIRECT_CEVENT_H
+
+/* Must come first: libevent's event-config.h defines _GNU_SOURCE, which would
+ * otherwise give this module a different glibc fd_set than the Swift overlay. */
+#include <features.h>
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <unistd.h>
+#include <errno.h>
+
+#include <event2/event.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/listener.h>
+#include <event2/dns.h>
+#include <event2/util.h>
+#include <event2/thread.h>
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include <ares.h>
+
+static inline long ipd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline int ipd_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline uint64_t ipd_SSL_CTX_set_options(SSL_CTX *ctx, uint64_t options) {
+    return SSL_CTX_set_options(ctx, options);
+}
+static inline uint64_t ipd_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+static inline uint64_t ipd_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+static inline long ipd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+static inline void ipd_OPENSSL_free(void *p) { OPENSSL_free(p); }
+
+#endif

@@ -1,0 +1,3 @@
+import IPDirectCore
+import IPDirectIO
+print("ipdirect \(IPDirectVersion.string)")
