@@ -50,4 +50,10 @@ static inline long ipd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
 }
 static inline void ipd_OPENSSL_free(void *p) { OPENSSL_free(p); }
 
+/* Shared counters between worker threads (connection limit, metrics). */
+static inline long ipd_atomic_add(long *counter, long delta) {
+    return __atomic_add_fetch(counter, delta, __ATOMIC_RELAXED);
+}
+static inline long ipd_atomic_load(long *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
+
 #endif

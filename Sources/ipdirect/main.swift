@@ -1,3 +1,68 @@
+import ArgumentParser
+import Glibc
 import IPDirectCore
 import IPDirectIO
-print("ipdirect \(IPDirectVersion.string)")
+
+@main
+struct IPDirectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ipdirect",
+        abstract: "A local forward proxy that resolves upstream names itself and connects by IP.",
+        version: IPDirectVersion.string,
+        subcommands: [Run.self, Check.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+struct ConfigOption: ParsableArguments {
+    @Option(name: [.short, .long], help: "TOML configuration file (default: built-in defaults).")
+    var config: String?
+
+    /// Loads the file, or the defaults when none was named; prints `FILE:LINE: message` per problem.
+    func load() -> Config? {
+        guard let path = config else { return Config.defaults }
+        switch ConfigFile.load(path: path) {
+        case .success(let config):
+            return config
+        case .failure(let error):
+            for diagnostic in error.diagnostics {
+                printError(diagnostic.line > 0 ? "\(path):\(diagnostic.line): \(diagnostic.message)"
+                                               : "\(path): \(diagnostic.message)")
+            }
+            return nil
+        }
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the proxy in the foreground (the default).")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() throws {
+        guard let config = options.load() else { throw ExitCode(1) }
+        do {
+            let server = try Server(config: config)
+            throw ExitCode(server.run())
+        } catch let error as StartupError {
+            printError("ipdirect: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Validate a configuration file and exit 0 if it is usable.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() throws {
+        guard options.load() != nil else { throw ExitCode(1) }
+        print("\(options.config ?? "built-in defaults"): configuration ok")
+    }
+}
+
+func printError(_ line: String) {
+    var bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,50 @@
+/// One access-log line: one per request or tunnel.
+public struct AccessLogRecord: Sendable {
+    public var unixMillis: Int64
+    public var client: String
+    public var method: String
+    /// host:port the client asked for.
+    public var target: String
+    /// The address actually connected to, "-" if none.
+    public var upstream: String
+    public var source: String
+    public var status: Int
+    /// Bytes received from the client and sent to the client (heads and bodies).
+    public var bytesFromClient: UInt64
+    public var bytesToClient: UInt64
+    public var resolveMicros: Int64
+    public var connectMicros: Int64
+    public var totalMicros: Int64
+    /// Why the exchange ended abnormally, empty when it did not.
+    public var note: String
+
+    public init(unixMillis: Int64, client: String, method: String, target: String, upstream: String, source: String,
+                status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
+                connectMicros: Int64, totalMicros: Int64, note: String) {
+        self.unixMillis = unixMillis
+        self.client = client
+        self.method = method
+        self.target = target
+        self.upstream = upstream
+        self.source = source
+        self.status = status
+        self.bytesFromClient = bytesFromClient
+        self.bytesToClient = bytesToClient
+        self.resolveMicros = resolveMicros
+        self.connectMicros = connectMicros
+        self.totalMicros = totalMicros
+        self.note = note
+    }
+
+    /// `key=value` pairs after an RFC 3339 UTC time, so both people and `grep`/`awk` can read it.
+    public var line: String {
+        var line = Timestamp.rfc3339(unixMillis: unixMillis)
+        line += " client=\(client) method=\(method) target=\(target) upstream=\(upstream) source=\(source)"
+        line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
+        line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
+        line += " total_ms=\(Timestamp.millis(totalMicros))"
+        if !note.isEmpty { line += " note=\"\(note)\"" }
+        line += "\n"
+        return line
+    }
+}

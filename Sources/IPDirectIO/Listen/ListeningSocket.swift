@@ -1,0 +1,35 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// A bound, listening TCP socket. Bound once at startup, so "address in use" is reported before any
+/// worker starts, and shared by every worker's listener.
+final class ListeningSocket {
+    /// Pending connections the kernel may queue per socket (capped by net.core.somaxconn).
+    static let backlog: Int32 = 4096
+
+    let fd: Int32
+    let address: SocketAddress
+
+    init(address: SocketAddress) throws(StartupError) {
+        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StartupError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if address.ip.isIPv6 {
+            // [::]:port must not also capture IPv4; list 0.0.0.0 separately when both are wanted.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let bound = address.withSockaddr { bind(fd, $0, $1) }
+        guard bound == 0, listen(fd, ListeningSocket.backlog) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw StartupError("cannot listen on \(address): \(reason)")
+        }
+        self.fd = fd
+        self.address = address
+    }
+
+    deinit { Glibc.close(fd) }
+}

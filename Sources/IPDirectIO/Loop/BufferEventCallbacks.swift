@@ -1,0 +1,29 @@
+import CEvent
+
+/// Every libevent bufferevent trampoline in one place. Each recovers its owner from the context
+/// pointer without retaining it; owners clear callbacks before they are freed, so a context is
+/// never stale when a callback runs.
+enum BufferEventCallbacks {
+    static let sessionRead: bufferevent_data_cb = { bev, context in
+        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(bev!)
+    }
+    static let sessionWrite: bufferevent_data_cb = { bev, context in
+        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(bev!)
+    }
+    static let sessionEvent: bufferevent_event_cb = { bev, events, context in
+        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(bev!, events: events)
+    }
+
+    static let poolRead: bufferevent_data_cb = { _, context in
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
+        connection.parkedIn?.drop(connection)
+    }
+    static let poolEvent: bufferevent_event_cb = { _, _, context in
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
+        connection.parkedIn?.drop(connection)
+    }
+
+    static let connectEvent: bufferevent_event_cb = { bev, events, context in
+        Unmanaged<Connector>.fromOpaque(context!).takeUnretainedValue().attempt(bev!, didReceive: events)
+    }
+}

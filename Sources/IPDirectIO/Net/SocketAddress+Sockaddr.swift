@@ -1,0 +1,49 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+extension SocketAddress {
+    /// Calls `body` with this address as a `sockaddr` of the right family and length.
+    func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        let bytes = ip.bytes
+        switch ip {
+        case .v4:
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let sin = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                sin.pointee.sin_family = sa_family_t(AF_INET)
+                sin.pointee.sin_port = port.bigEndian
+                withUnsafeMutableBytes(of: &sin.pointee.sin_addr) { $0.copyBytes(from: bytes) }
+            }
+        case .v6:
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let sin6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                sin6.pointee.sin6_family = sa_family_t(AF_INET6)
+                sin6.pointee.sin6_port = port.bigEndian
+                withUnsafeMutableBytes(of: &sin6.pointee.sin6_addr) { $0.copyBytes(from: bytes) }
+            }
+        }
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// Reads an AF_INET or AF_INET6 `sockaddr`; nil for other families.
+    init?(sockaddr pointer: UnsafePointer<sockaddr>) {
+        switch Int32(pointer.pointee.sa_family) {
+        case AF_INET:
+            let sin = UnsafeRawPointer(pointer).assumingMemoryBound(to: sockaddr_in.self).pointee
+            let bytes = withUnsafeBytes(of: sin.sin_addr) { Array($0) }
+            self.init(ip: IPAddress(bytes: bytes)!, port: UInt16(bigEndian: sin.sin_port))
+        case AF_INET6:
+            let sin6 = UnsafeRawPointer(pointer).assumingMemoryBound(to: sockaddr_in6.self).pointee
+            let bytes = withUnsafeBytes(of: sin6.sin6_addr) { Array($0) }
+            self.init(ip: IPAddress(bytes: bytes)!, port: UInt16(bigEndian: sin6.sin6_port))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One event loop on its own thread. It owns everything its connections touch (sessions, upstream
+/// pool, resolver), so nothing is shared between loops but the listening sockets and counters.
+final class Worker {
+    let index: Int
+    let base = EventBase()
+    let config: Config
+    let headLimits: HTTPHeadLimits
+    let policy: UpstreamPolicy
+    let resolver: ResolverChain
+    let pool: UpstreamPool
+    let accessLog: AccessLogWriter
+    private let gate: ConnectionGate
+    private let systemResolver: SystemResolver?
+    private var listeners: [OpaquePointer] = []
+    private var sessions: [ObjectIdentifier: ClientSession] = [:]
+    private var nextSessionNumber: UInt64 = 0
+    private var wakeEvent: OpaquePointer?
+    private let wakePipe: (read: Int32, write: Int32)
+
+    init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate) throws(StartupError) {
+        self.index = index
+        self.config = config
+        self.gate = gate
+        headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
+        policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
+                                connectPorts: config.access.connectPorts)
+        systemResolver = config.resolver.order.contains(.system)
+            ? try SystemResolver(base: base, settings: config.resolver) : nil
+        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, system: systemResolver)
+        pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
+                            idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
+        accessLog = AccessLogWriter(base: base, fd: accessLogFD)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw StartupError("pipe failed: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        wakePipe = (fds[0], fds[1])
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for socket in sockets {
+            let flags = UInt32(LEV_OPT_CLOSE_ON_EXEC)
+            // backlog 0: the socket is already listening.
+            guard let listener = evconnlistener_new(base.raw, Worker.accepted, context, flags, 0, socket.fd) else {
+                throw StartupError("cannot watch listener \(socket.address)")
+            }
+            listeners.append(listener)
+        }
+        wakeEvent = event_new(base.raw, wakePipe.read, Int16(EV_READ), Worker.woken, context)
+        event_add(wakeEvent, nil)
+    }
+
+    deinit {
+        for listener in listeners { evconnlistener_free(listener) }
+        if let wakeEvent { event_free(wakeEvent) }
+        Glibc.close(wakePipe.read)
+        Glibc.close(wakePipe.write)
+    }
+
+    /// Runs the loop until `requestStop`; called on the worker's own thread.
+    func run() {
+        base.dispatch()
+        for session in Array(sessions.values) { session.close() }
+        pool.closeAll()
+        accessLog.flush()
+    }
+
+    /// Thread-safe: wakes the loop through its pipe, which then exits.
+    func requestStop() {
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakePipe.write, &byte, 1)
+    }
+
+    private static let woken: event_callback_fn = { _, _, context in
+        let worker = Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue()
+        worker.base.loopBreak()
+    }
+
+    private static let accepted: evconnlistener_cb = { _, fd, address, _, context in
+        Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue().accept(fd: fd, address: address)
+    }
+
+    private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
+        let peer = address.flatMap { SocketAddress(sockaddr: $0) }?.description ?? "-"
+        guard gate.tryEnter() else {
+            let refusal = ProxyError(status: 503, kind: .connectionLimitReached,
+                                     details: "connection limit reached (proxy.max_connections = \(gate.limit))")
+            Logger.warning("worker=\(index) client=\(peer) event=connection_refused reason=max_connections")
+            let bytes = refusal.response(proxyName: config.proxy.viaName, close: true)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            Glibc.close(fd)
+            return
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            Glibc.close(fd)
+            gate.leave()
+            return
+        }
+        nextSessionNumber += 1
+        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer)
+        sessions[ObjectIdentifier(session)] = session
+        session.start()
+    }
+
+    func sessionEnded(_ session: ClientSession) {
+        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
+            gate.leave()
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// Streaming request and response bodies between the two bufferevents, and ending exchanges.
+extension ClientSession {
+    /// Moves request body bytes to the upstream, pausing the client when the upstream falls behind.
+    func pumpRequestBody() {
+        guard let upstream, var current = exchange else { return }
+        let moved = pump(&current.requestBody, from: clientInput, to: upstream.output)
+        current.bytesFromClient += moved.bytes
+        exchange = current
+        if let failure = moved.failure {
+            return failInvalidBody(failure, fromClient: true)
+        }
+        if evbuffer_get_length(upstream.output) >= ClientSession.outputHighWater {
+            bufferevent_disable(client, Int16(EV_READ))
+        }
+    }
+
+    /// Reads interim and final response heads from the upstream and forwards them rewritten.
+    func parseResponseHeads() {
+        guard let upstream else { return }
+        while state == .forwarding, exchange?.responseStarted == false {
+            let input = upstream.input
+            let length = evbuffer_get_length(input)
+            guard length > 0 else { return }
+            exchange!.receivedResponseBytes = true
+            let peek = min(length, settings.maxHeaderBytes + 1)
+            guard let start = evbuffer_pullup(input, peek) else { return }
+            let bytes = UnsafeRawBufferPointer(start: start, count: peek)
+            let method = exchange!.methodKind
+            switch ResponseHeadParser.parse(bytes, requestMethod: method, limits: worker.headLimits) {
+            case .incomplete:
+                return
+            case .invalid(let parseError):
+                return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                                details: "invalid response from \(upstream.address): \(parseError.reason)"))
+            case .complete(let head):
+                forwardResponseHead(head, bytes: bytes, from: upstream)
+            }
+        }
+        if state == .forwarding, exchange?.responseStarted == true { pumpResponseBody() }
+    }
+
+    private func forwardResponseHead(_ head: ResponseHead, bytes: UnsafeRawBufferPointer, from upstream: UpstreamConnection) {
+        guard var current = exchange else { return }
+        if head.status == 101 {
+            guard current.upgradeRequested else {
+                return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                                details: "\(upstream.address) switched protocols without an Upgrade request"))
+            }
+            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: true, close: false)
+            evbuffer_drain(upstream.input, head.headLength)
+            current.status = 101
+            exchange = current
+            sendToClient(rewritten)
+            return startTunnel()
+        }
+        if head.status < 200 {
+            // Interim responses (100 Continue, 103 Early Hints) pass through; the final one follows.
+            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: false)
+            evbuffer_drain(upstream.input, head.headLength)
+            sendToClient(rewritten)
+            return
+        }
+        let close = !current.keepAlive || !head.keepAlive || head.framing == .untilClose
+            || !current.requestBody.isComplete || clientHasNoMoreRequests
+        let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: close)
+        evbuffer_drain(upstream.input, head.headLength)
+        current.status = head.status
+        current.responseStarted = true
+        current.upstreamKeepAlive = head.keepAlive && head.framing != .untilClose
+        current.closeClientAfter = close
+        current.responseBody = BodyProgress(head.framing)
+        exchange = current
+        sendToClient(rewritten)
+    }
+
+    /// Moves response body bytes to the client, pausing the upstream when the client falls behind.
+    func pumpResponseBody() {
+        guard let upstream, var current = exchange, current.responseStarted else { return }
+        let moved = pump(&current.responseBody, from: upstream.input, to: clientOutput)
+        current.bytesToClient += moved.bytes
+        exchange = current
+        if let failure = moved.failure {
+            return failInvalidBody(failure, fromClient: false)
+        }
+        if current.responseBody.isComplete {
+            return finishExchange()
+        }
+        if evbuffer_get_length(clientOutput) >= ClientSession.outputHighWater {
+            bufferevent_disable(upstream.bev, Int16(EV_READ))
+        }
+    }
+
+    /// Moves what `progress` allows from `source` to `destination` without copying into Swift.
+    private func pump(_ progress: inout BodyProgress, from source: OpaquePointer,
+                      to destination: OpaquePointer) -> (bytes: UInt64, failure: HTTPParseError?) {
+        var total: UInt64 = 0
+        while true {
+            let available = evbuffer_get_length(source)
+            switch progress {
+            case .complete:
+                return (total, nil)
+            case .untilClose:
+                total += UInt64(available)
+                evbuffer_add_buffer(destination, source)
+                return (total, nil)
+            case .remaining(let left):
+                let moved = evbuffer_remove_buffer(source, destination, Int(min(left, UInt64(available))))
+                total += UInt64(max(moved, 0))
+                progress = left == UInt64(max(moved, 0)) ? .complete : .remaining(left - UInt64(max(moved, 0)))
+                return (total, nil)
+            case .chunked(var scanner):
+                guard available > 0 else { return (total, nil) }
+                switch scanner.step {
+                case .passData(let left):
+                    let moved = evbuffer_remove_buffer(source, destination, Int(min(left, UInt64(available))))
+                    guard moved > 0 else { return (total, nil) }
+                    scanner.didPassData(UInt64(moved))
+                    total += UInt64(moved)
+                    progress = .chunked(scanner)
+                case .needControl:
+                    let peek = min(available, ClientSession.controlPeekBytes)
+                    guard let start = evbuffer_pullup(source, peek) else { return (total, nil) }
+                    switch scanner.scanControl(UnsafeRawBufferPointer(start: start, count: peek)) {
+                    case .incomplete:
+                        progress = .chunked(scanner)
+                        return (total, nil)
+                    case .consumed(let count):
+                        evbuffer_remove_buffer(source, destination, count)
+                        total += UInt64(count)
+                        progress = .chunked(scanner)
+                    case .finished(let count):
+                        evbuffer_remove_buffer(source, destination, count)
+                        total += UInt64(count)
+                        progress = .complete
+                    case .invalid(let failure):
+                        progress = .chunked(scanner)
+                        return (total, failure)
+                    }
+                }
+            }
+        }
+    }
+
+    private func failInvalidBody(_ failure: HTTPParseError, fromClient: Bool) {
+        if exchange?.responseStarted == false {
+            let error = fromClient
+                ? ProxyError.badRequest(failure)
+                : ProxyError(status: 502, kind: .httpProtocolError, details: "invalid response body framing: \(failure.reason)")
+            return respond(with: error)
+        }
+        exchange?.note = "invalid \(fromClient ? "request" : "response") body framing: \(failure.reason)"
+        close()
+    }
+
+    /// The response is complete: log it, park or drop the upstream, and serve the next request.
+    func finishExchange() {
+        guard let current = exchange else { return }
+        logExchange(current)
+        if let upstream {
+            let reusable = current.upstreamKeepAlive && current.requestBody.isComplete && !upstreamReadClosed
+                && !current.isConnect && evbuffer_get_length(upstream.input) == 0
+            bufferevent_setcb(upstream.bev, nil, nil, nil, nil)
+            if reusable { worker.pool.checkin(upstream) } else { upstream.close() }
+            self.upstream = nil
+        }
+        exchange = nil
+        if current.closeClientAfter || clientHasNoMoreRequests {
+            return beginClosing()
+        }
+        state = .readingHead
+        bufferevent_enable(client, Int16(EV_READ))
+        setIdleLimit(millis: settings.clientIdleTimeoutMs, reason: "client_idle_timeout")
+        parseClientInput()
+    }
+
+    /// Answers the current request with an error generated by the proxy itself. The client
+    /// connection stays open only when the request was well-framed and fully consumed.
+    func respond(with error: ProxyError) {
+        var current = exchange ?? Exchange(method: "-", methodKind: .other, host: "-", port: 0, isConnect: false,
+                                           keepAlive: false, upgradeRequested: false,
+                                           startMicros: MonotonicClock.nowMicros())
+        let malformed = error.kind == .httpRequestError && error.status != 403
+        let close = malformed || current.isConnect || !current.keepAlive || !current.requestBody.isComplete
+            || clientHasNoMoreRequests
+        current.status = error.status
+        current.note = error.details
+        current.closeClientAfter = close
+        current.upstreamKeepAlive = false
+        exchange = current
+        Logger.warning("session=\(id) client=\(peer) target=\(current.hostPort) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
+        sendToClient(error.response(proxyName: settings.viaName, close: close))
+        lookup?.cancel()
+        lookup = nil
+        connector?.cancel()
+        connector = nil
+        upstream?.close()
+        upstream = nil
+        finishExchange()
+    }
+
+    func logExchange(_ current: Exchange) {
+        guard worker.accessLog.isEnabled else { return }
+        let target = current.host == "-" ? "-" : current.hostPort
+        worker.accessLog.append(AccessLogRecord(
+            unixMillis: MonotonicClock.wallMillis(), client: peer, method: current.method, target: target,
+            upstream: current.upstreamAddress, source: current.source, status: current.status,
+            bytesFromClient: current.bytesFromClient, bytesToClient: current.bytesToClient,
+            resolveMicros: current.resolveMicros, connectMicros: current.connectMicros,
+            totalMicros: MonotonicClock.nowMicros() - current.startMicros, note: current.note))
+    }
+
+    // MARK: - Closing
+
+    func clientDidClose(eof: Bool, reason: String) {
+        clientReadClosed = true
+        switch state {
+        case .forwarding where eof && exchange?.requestBody.isComplete == true:
+            // A client may half-close after its requests; the responses are still delivered.
+            break
+        case .resolving where eof && exchange?.requestHadBody == false,
+             .connecting where eof && exchange?.requestHadBody == false:
+            break
+        case .tunneling where eof:
+            relay(fromClient: true)
+            finishHalfClose()
+        case .readingHead where exchange == nil && evbuffer_get_length(clientInput) == 0:
+            close()
+        case .closing:
+            close()
+        default:
+            exchange?.note = exchange?.note.isEmpty == false ? exchange!.note : "client \(reason) during \(state)"
+            close()
+        }
+    }
+
+    func upstreamDidClose(eof: Bool, timeout: Bool, reason: String) {
+        guard let upstream else { return }
+        upstreamReadClosed = true
+        switch state {
+        case .tunneling where eof:
+            relay(fromClient: false)
+            finishHalfClose()
+        case .forwarding:
+            guard let current = exchange else { return close() }
+            if !current.responseStarted {
+                if eof && retryOnFreshConnection() { return }
+                if timeout {
+                    return respond(with: ProxyError(status: 504, kind: .httpResponseTimeout,
+                                                    details: "no response from \(upstream.address) within \(settings.responseTimeoutMs / 1000) s"))
+                }
+                return respond(with: ProxyError(status: 502, kind: .connectionTerminated,
+                                                details: "\(upstream.address) \(reason) before sending a complete response head"))
+            }
+            if case .untilClose = current.responseBody, eof {
+                pumpResponseBody()
+                exchange?.responseBody = .complete
+                return finishExchange()
+            }
+            exchange?.note = "upstream \(upstream.address) \(reason) mid-response"
+            close()
+        default:
+            exchange?.note = "upstream \(upstream.address) \(reason)"
+            close()
+        }
+    }
+
+    /// The client half-closed and every request it sent has been taken from the buffer.
+    var clientHasNoMoreRequests: Bool {
+        clientReadClosed && evbuffer_get_length(clientInput) == 0
+    }
+
+    /// Stops reading requests, lets the output drain, then lingers (see `lingerMillis`) before freeing.
+    func beginClosing() {
+        state = .closing
+        cancelIdleLimit()
+        bufferevent_setwatermark(client, Int16(EV_WRITE), 0, 0)
+        if evbuffer_get_length(clientOutput) == 0 { lingerThenClose() }
+    }
+
+    func lingerThenClose() {
+        guard !clientWriteShut else { return }
+        clientWriteShut = true
+        if clientReadClosed { return close() }
+        shutdown(bufferevent_getfd(client), Int32(SHUT_WR))
+        evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
+        bufferevent_enable(client, Int16(EV_READ))
+        timer.schedule(afterMillis: ClientSession.lingerMillis)
+    }
+
+    /// Frees both connections now; idempotent.
+    func close() {
+        guard state != .closed else { return }
+        if let current = exchange { logExchange(current) }
+        exchange = nil
+        state = .closed
+        timer.cancel()
+        lookup?.cancel()
+        lookup = nil
+        connector?.cancel()
+        connector = nil
+        upstream?.close()
+        upstream = nil
+        bufferevent_setcb(client, nil, nil, nil, nil)
+        bufferevent_free(client)
+        worker.sessionEnded(self)
+    }
+}

@@ -1,0 +1,50 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// CONNECT tunnels and upgraded connections: bytes both ways with le-proxy's flow control and
+/// half-close passed through (an EOF from one side becomes a FIN to the other once flushed).
+extension ClientSession {
+    func startTunnel() {
+        guard let upstream else { return }
+        state = .tunneling
+        bufferevent_set_timeouts(upstream.bev, nil, nil)
+        bufferevent_enable(client, Int16(EV_READ))
+        bufferevent_enable(upstream.bev, Int16(EV_READ))
+        setIdleLimit(millis: settings.tunnelIdleTimeoutMs, reason: "tunnel_idle_timeout")
+        // Bytes that arrived early (a TLS ClientHello right behind CONNECT) go through at once.
+        relay(fromClient: true)
+        relay(fromClient: false)
+    }
+
+    func relay(fromClient: Bool) {
+        guard let upstream else { return }
+        let source = fromClient ? clientInput : upstream.input
+        let destination = fromClient ? upstream.output : clientOutput
+        let length = evbuffer_get_length(source)
+        guard length > 0 else { return }
+        lastActivityMicros = MonotonicClock.nowMicros()
+        evbuffer_add_buffer(destination, source)
+        if fromClient { exchange?.bytesFromClient += UInt64(length) } else { exchange?.bytesToClient += UInt64(length) }
+        if evbuffer_get_length(destination) >= ClientSession.outputHighWater {
+            bufferevent_disable(fromClient ? client : upstream.bev, Int16(EV_READ))
+        }
+    }
+
+    /// Passes each side's EOF on once everything before it has been written, and ends the tunnel
+    /// when both directions are closed.
+    func finishHalfClose() {
+        guard state == .tunneling, let upstream else { return }
+        if clientReadClosed && !upstreamWriteShut && evbuffer_get_length(upstream.output) == 0 {
+            upstreamWriteShut = true
+            shutdown(upstream.fd, Int32(SHUT_WR))
+        }
+        if upstreamReadClosed && !clientWriteShut && evbuffer_get_length(clientOutput) == 0 {
+            clientWriteShut = true
+            shutdown(bufferevent_getfd(client), Int32(SHUT_WR))
+        }
+        if clientReadClosed && upstreamReadClosed && clientWriteShut && upstreamWriteShut {
+            close()
+        }
+    }
+}

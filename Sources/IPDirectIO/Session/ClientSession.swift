@@ -1,0 +1,387 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One client connection: reads request heads, sends each request upstream by IP, relays the
+/// response, and turns into a byte relay for CONNECT and 101 upgrades. Requests on one connection
+/// are served strictly in order, so pipelined requests are answered in order.
+final class ClientSession {
+    /// Output buffered toward one side past which the other side stops being read (le-proxy's MAX_OUTPUT).
+    static let outputHighWater = 512 * 1024
+    /// Input read ahead from either socket before reading pauses.
+    static let inputHighWater = 256 * 1024
+    /// Bytes pulled up at once to parse chunked framing lines.
+    static let controlPeekBytes = 8 * 1024
+    /// How long a closing connection keeps reading (and discarding) so an early error response is
+    /// not destroyed by a TCP reset for unread request bytes (nginx's lingering close).
+    static let lingerMillis = 2000
+
+    enum State: CustomStringConvertible {
+        /// Waiting for a complete request head; next: resolving, an error answer, or closing.
+        case readingHead
+        /// Upstream host lookup in flight; next: connecting or an error answer.
+        case resolving
+        /// Trying upstream addresses; next: forwarding, tunneling or an error answer.
+        case connecting
+        /// Request sent (its body may still stream); reading and relaying the response.
+        case forwarding
+        /// CONNECT or a 101 upgrade: relaying bytes both ways until both directions close.
+        case tunneling
+        /// Flushing the last bytes to the client, then lingering briefly before freeing.
+        case closing
+        /// Freed; no callback can reach it any more.
+        case closed
+
+        var description: String {
+            switch self {
+            case .readingHead: return "reading_head"
+            case .resolving: return "resolving"
+            case .connecting: return "connecting"
+            case .forwarding: return "forwarding"
+            case .tunneling: return "tunneling"
+            case .closing: return "closing"
+            case .closed: return "closed"
+            }
+        }
+    }
+
+    unowned let worker: Worker
+    let id: UInt64
+    let client: OpaquePointer
+    let peer: String
+    var state: State = .readingHead
+    var exchange: Exchange?
+    var upstream: UpstreamConnection?
+    var lookup: ResolveHandle?
+    var connector: Connector?
+    let timer: Timer
+    var idleLimitMicros: Int64 = 0
+    var lastActivityMicros: Int64 = 0
+    var timeoutReason = ""
+    var clientReadClosed = false
+    var clientWriteShut = false
+    var upstreamReadClosed = false
+    var upstreamWriteShut = false
+    private var parsingInput = false
+
+    init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
+        self.worker = worker
+        self.id = id
+        self.client = client
+        self.peer = peer
+        timer = Timer(base: worker.base)
+        timer.action = { [unowned self] in timerFired() }
+    }
+
+    var clientInput: OpaquePointer { bufferevent_get_input(client) }
+    var clientOutput: OpaquePointer { bufferevent_get_output(client) }
+    var settings: ProxySettings { worker.config.proxy }
+
+    func start() {
+        bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
+                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
+        bufferevent_setwatermark(client, Int16(EV_READ), 0, ClientSession.inputHighWater)
+        bufferevent_setwatermark(client, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        // A client that stops reading our output for this long is gone.
+        var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
+        bufferevent_set_timeouts(client, nil, &writeTimeout)
+        bufferevent_enable(client, Int16(EV_READ | EV_WRITE))
+        setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
+    }
+
+    // MARK: - Callbacks
+
+    func didRead(_ bev: OpaquePointer) {
+        if bev == client {
+            switch state {
+            case .readingHead: parseClientInput()
+            case .forwarding: pumpRequestBody()
+            case .tunneling: relay(fromClient: true)
+            case .closing: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
+            case .resolving, .connecting, .closed: break
+            }
+        } else {
+            switch state {
+            case .forwarding:
+                if exchange?.responseStarted == true { pumpResponseBody() } else { parseResponseHeads() }
+            case .tunneling: relay(fromClient: false)
+            default: break
+            }
+        }
+    }
+
+    func didDrain(_ bev: OpaquePointer) {
+        if bev == client {
+            switch state {
+            case .forwarding:
+                if let upstream, !upstreamReadClosed { bufferevent_enable(upstream.bev, Int16(EV_READ)) }
+                if exchange?.responseStarted == true { pumpResponseBody() }
+            case .tunneling:
+                if let upstream, !upstreamReadClosed { bufferevent_enable(upstream.bev, Int16(EV_READ)) }
+                finishHalfClose()
+            case .closing:
+                if evbuffer_get_length(clientOutput) == 0 { lingerThenClose() }
+            default: break
+            }
+        } else {
+            switch state {
+            case .forwarding:
+                if !clientReadClosed { bufferevent_enable(client, Int16(EV_READ)) }
+                pumpRequestBody()
+            case .tunneling:
+                if !clientReadClosed { bufferevent_enable(client, Int16(EV_READ)) }
+                finishHalfClose()
+            default: break
+            }
+        }
+    }
+
+    func didReceive(_ bev: OpaquePointer, events: Int16) {
+        let eof = events & Int16(BEV_EVENT_EOF) != 0
+        let error = events & Int16(BEV_EVENT_ERROR) != 0
+        let timeout = events & Int16(BEV_EVENT_TIMEOUT) != 0
+        let reason = error ? Connector.errnoText(errno) : (timeout ? "timed out" : "closed")
+        if bev == client {
+            clientDidClose(eof: eof && !error && !timeout, reason: reason)
+        } else {
+            upstreamDidClose(eof: eof && !error, timeout: timeout, reason: reason)
+        }
+    }
+
+    // MARK: - Request heads
+
+    /// Parses as many complete request heads as are buffered, one exchange at a time.
+    func parseClientInput() {
+        guard !parsingInput else { return }
+        parsingInput = true
+        defer { parsingInput = false }
+        while state == .readingHead {
+            let length = evbuffer_get_length(clientInput)
+            guard length > 0 else { return }
+            if timeoutReason == "client_idle_timeout" {
+                // The first byte of a new request starts the head deadline.
+                setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
+            }
+            let peek = min(length, settings.maxHeaderBytes + 1)
+            guard let start = evbuffer_pullup(clientInput, peek) else { return }
+            let bytes = UnsafeRawBufferPointer(start: start, count: peek)
+            switch RequestHeadParser.parse(bytes, limits: worker.headLimits) {
+            case .incomplete:
+                if clientReadClosed { close() }
+                return
+            case .invalid(let parseError):
+                exchange = nil
+                respond(with: .badRequest(parseError))
+            case .complete(let head):
+                begin(head, bytes: bytes)
+            }
+        }
+    }
+
+    private func begin(_ head: RequestHead, bytes: UnsafeRawBufferPointer) {
+        cancelIdleLimit()
+        let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
+        let now = MonotonicClock.nowMicros()
+        switch head.target {
+        case .authority(let host, let port):
+            evbuffer_drain(clientInput, head.headLength)
+            exchange = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: true,
+                                keepAlive: false, upgradeRequested: false, startMicros: now)
+            exchange!.bytesFromClient = UInt64(head.headLength)
+            guard worker.policy.permitsTunnel(toPort: port) else {
+                return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
+                                                details: "CONNECT to port \(port) is not allowed (access.connect_ports)"))
+            }
+            resolveUpstream()
+        case .absolute(let scheme, let host, let port, let authority, _):
+            var current = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: false,
+                                   keepAlive: head.keepAlive, upgradeRequested: head.upgradeRequested, startMicros: now)
+            current.scheme = scheme
+            current.requestBody = BodyProgress(head.framing)
+            current.requestHadBody = !current.requestBody.isComplete
+            current.bytesFromClient = UInt64(head.headLength)
+            current.upstreamHead = HeadRewriter.upstreamRequest(
+                head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
+                viaName: settings.viaName, keepUpgrade: head.upgradeRequested, close: false)
+            exchange = current
+            evbuffer_drain(clientInput, head.headLength)
+            if let failure = invalidBufferedChunkedBody() {
+                return respond(with: .badRequest(failure))
+            }
+            if scheme == .https {
+                return respond(with: ProxyError(status: 501, kind: .httpRequestError,
+                                                details: "https:// requests over a plain proxy connection are not supported yet; use CONNECT"))
+            }
+            if let pooled = worker.pool.checkout(key: current.poolKey) {
+                exchange!.source = "pool"
+                return attach(pooled)
+            }
+            resolveUpstream()
+        case .origin, .asterisk:
+            evbuffer_drain(clientInput, head.headLength)
+            exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
+                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now)
+            exchange!.requestBody = BodyProgress(head.framing)
+            exchange!.requestHadBody = !exchange!.requestBody.isComplete
+            respond(with: ProxyError(status: 400, kind: .httpRequestError,
+                                     details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"))
+        }
+    }
+
+    /// Checks the chunked framing of the body bytes that arrived with the head, so that a request
+    /// whose framing is already known to be broken never causes an upstream connection.
+    private func invalidBufferedChunkedBody() -> HTTPParseError? {
+        guard case .chunked(var scanner) = exchange?.requestBody else { return nil }
+        let length = min(evbuffer_get_length(clientInput), ClientSession.inputHighWater)
+        guard length > 0, let start = evbuffer_pullup(clientInput, length) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: start, count: length)
+        var offset = 0
+        while offset < length {
+            switch scanner.step {
+            case .passData(let count):
+                let skipped = Int(min(count, UInt64(length - offset)))
+                scanner.didPassData(UInt64(skipped))
+                offset += skipped
+            case .needControl:
+                switch scanner.scanControl(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+                case .incomplete, .finished: return nil
+                case .consumed(let count): offset += count
+                case .invalid(let failure): return failure
+                }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Resolving and connecting
+
+    func resolveUpstream() {
+        guard let host = exchange?.host else { return }
+        state = .resolving
+        let started = MonotonicClock.nowMicros()
+        let lookup = worker.resolver.resolve(host) { [unowned self] result in
+            self.lookup = nil
+            resolved(result, startedAt: started)
+        }
+        switch lookup {
+        case .done(let result): resolved(result, startedAt: started)
+        case .pending(let handle): self.lookup = handle
+        }
+    }
+
+    private func resolved(_ result: Result<Resolution, ResolveFailure>, startedAt: Int64) {
+        guard state == .resolving, var current = exchange else { return }
+        current.resolveMicros = MonotonicClock.nowMicros() - startedAt
+        switch result {
+        case .failure(let failure):
+            exchange = current
+            respond(with: failure.proxyError)
+        case .success(let resolution):
+            current.source = resolution.source.description
+            exchange = current
+            switch worker.policy.permittedAddresses(resolution, host: current.host) {
+            case .failure(let denied):
+                respond(with: denied)
+            case .success(let addresses):
+                connect(to: addresses.map { SocketAddress(ip: $0, port: current.port) })
+            }
+        }
+    }
+
+    private func connect(to addresses: [SocketAddress]) {
+        guard let current = exchange else { return }
+        state = .connecting
+        let started = MonotonicClock.nowMicros()
+        let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
+                                  addresses: addresses, timeoutMillis: settings.connectTimeoutMs) { [unowned self] result in
+            self.connector = nil
+            exchange?.connectMicros = MonotonicClock.nowMicros() - started
+            switch result {
+            case .failure(let failure): respond(with: failure)
+            case .success(let connection): attach(connection)
+            }
+        }
+        self.connector = connector
+        connector.start()
+    }
+
+    /// Takes ownership of an upstream connection and starts the exchange on it.
+    private func attach(_ connection: UpstreamConnection) {
+        guard let current = exchange else { return connection.close() }
+        upstream = connection
+        upstreamReadClosed = false
+        upstreamWriteShut = false
+        exchange!.upstreamAddress = connection.address.description
+        bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
+                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
+        bufferevent_setwatermark(connection.bev, Int16(EV_READ), 0, ClientSession.inputHighWater)
+        bufferevent_setwatermark(connection.bev, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        if current.isConnect {
+            bufferevent_set_timeouts(connection.bev, nil, nil)
+            bufferevent_enable(connection.bev, Int16(EV_READ | EV_WRITE))
+            let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+            sendToClient(established)
+            exchange!.status = 200
+            startTunnel()
+        } else {
+            var timeout = timeval(tv_sec: settings.responseTimeoutMs / 1000, tv_usec: settings.responseTimeoutMs % 1000 * 1000)
+            bufferevent_set_timeouts(connection.bev, &timeout, nil)
+            bufferevent_enable(connection.bev, Int16(EV_READ | EV_WRITE))
+            state = .forwarding
+            current.upstreamHead.withUnsafeBytes { _ = evbuffer_add(connection.output, $0.baseAddress, $0.count) }
+            pumpRequestBody()
+        }
+    }
+
+    /// A reused connection that the server closed before answering is retried once on a fresh one,
+    /// when nothing of the request body has been consumed (RFC 9110 §9.2.2).
+    func retryOnFreshConnection() -> Bool {
+        guard let current = exchange, let upstream, upstream.reused, !current.receivedResponseBytes,
+              !current.requestHadBody, !current.retriedOnFreshConnection, !clientReadClosed else { return false }
+        upstream.close()
+        self.upstream = nil
+        exchange!.retriedOnFreshConnection = true
+        resolveUpstream()
+        return true
+    }
+
+    // MARK: - Helpers
+
+    func sendToClient(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { _ = evbuffer_add(clientOutput, $0.baseAddress, $0.count) }
+        exchange?.bytesToClient += UInt64(bytes.count)
+    }
+
+    func setIdleLimit(millis: Int, reason: String) {
+        idleLimitMicros = Int64(millis) * 1000
+        lastActivityMicros = MonotonicClock.nowMicros()
+        timeoutReason = reason
+        timer.schedule(afterMillis: millis)
+    }
+
+    func cancelIdleLimit() {
+        idleLimitMicros = 0
+        timeoutReason = ""
+        timer.cancel()
+    }
+
+    /// Timers are re-armed lazily: activity only stamps `lastActivityMicros`, and the timer
+    /// re-schedules itself for the rest of the window instead of being reset on every read.
+    private func timerFired() {
+        if state == .closing { return close() }
+        guard idleLimitMicros > 0 else { return }
+        let idle = MonotonicClock.nowMicros() - lastActivityMicros
+        if idle < idleLimitMicros {
+            timer.schedule(afterMillis: Int((idleLimitMicros - idle) / 1000) + 1)
+            return
+        }
+        Logger.debug("session=\(id) client=\(peer) state=\(state) event=\(timeoutReason)")
+        if state == .readingHead && evbuffer_get_length(clientInput) > 0 {
+            respond(with: ProxyError(status: 408, kind: .httpRequestError,
+                                     details: "request head not received within \(settings.headerTimeoutMs / 1000) s"))
+        } else {
+            exchange?.note = timeoutReason
+            close()
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import IPDirectCore
+
+/// Progress through one message body. Bodies stream through without entering Swift; this only
+/// tracks how many bytes may still pass and when the message ends.
+enum BodyProgress {
+    /// Nothing (more) to forward.
+    case complete
+    /// A Content-Length body with this many bytes still to pass.
+    case remaining(UInt64)
+    /// A chunked body, forwarded with its framing; the scanner finds the end.
+    case chunked(ChunkedBodyScanner)
+    /// A response delimited by the server closing the connection (RFC 9112 §6.3 rule 8).
+    case untilClose
+
+    init(_ framing: RequestBodyFraming) {
+        switch framing {
+        case .none, .contentLength(0): self = .complete
+        case .contentLength(let length): self = .remaining(length)
+        case .chunked: self = .chunked(ChunkedBodyScanner())
+        }
+    }
+
+    init(_ framing: ResponseBodyFraming) {
+        switch framing {
+        case .none, .contentLength(0): self = .complete
+        case .contentLength(let length): self = .remaining(length)
+        case .chunked: self = .chunked(ChunkedBodyScanner())
+        case .untilClose: self = .untilClose
+        }
+    }
+
+    var isComplete: Bool {
+        if case .complete = self { return true }
+        return false
+    }
+}
+
+/// What a session knows about the request it is serving: where it goes, how far it got, and the
+/// figures for its access-log line.
+struct Exchange {
+    var method: String
+    var methodKind: HTTPMethod
+    var scheme: URIScheme = .http
+    var host: String
+    var port: UInt16
+    var isConnect: Bool
+    var keepAlive: Bool
+    var upgradeRequested: Bool
+    /// The rewritten request head to send once an upstream connection exists.
+    var upstreamHead: [UInt8] = []
+    var requestBody: BodyProgress = .complete
+    var requestHadBody = false
+    var responseBody: BodyProgress = .complete
+    /// A final (non-1xx) response head has been sent to the client: errors can no longer be answered.
+    var responseStarted = false
+    var receivedResponseBytes = false
+    var upstreamKeepAlive = false
+    var closeClientAfter = false
+    var retriedOnFreshConnection = false
+
+    var source = "-"
+    var upstreamAddress = "-"
+    var status = 0
+    var note = ""
+    var startMicros: Int64
+    var resolveMicros: Int64 = 0
+    var connectMicros: Int64 = 0
+    var bytesFromClient: UInt64 = 0
+    var bytesToClient: UInt64 = 0
+
+    var hostPort: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    var poolKey: String { UpstreamPool.key(scheme: scheme, host: host, port: port) }
+}

@@ -1,0 +1,71 @@
+import CEvent
+import IPDirectCore
+
+/// Idle keep-alive connections per (scheme, host, port), most recently used first. Each worker has
+/// its own pool, so no locking: connections never cross threads.
+final class UpstreamPool {
+    private var idle: [String: [UpstreamConnection]] = [:]
+    private let maxIdlePerKey: Int
+    private let idleTimeoutMillis: Int
+
+    init(maxIdlePerKey: Int, idleTimeoutMillis: Int) {
+        self.maxIdlePerKey = maxIdlePerKey
+        self.idleTimeoutMillis = idleTimeoutMillis
+    }
+
+    static func key(scheme: URIScheme, host: String, port: UInt16) -> String {
+        "\(scheme == .https ? "https" : "http")://\(host):\(port)"
+    }
+
+    var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
+
+    /// Takes the most recently parked live connection for `key`, discarding dead ones found on the way.
+    func checkout(key: String) -> UpstreamConnection? {
+        while let connection = idle[key]?.popLast() {
+            if idle[key]?.isEmpty == true { idle[key] = nil }
+            connection.parkedIn = nil
+            if connection.looksReusable {
+                bufferevent_disable(connection.bev, Int16(EV_READ))
+                bufferevent_set_timeouts(connection.bev, nil, nil)
+                return connection
+            }
+            connection.close()
+        }
+        return nil
+    }
+
+    /// Parks a connection whose last exchange ended cleanly. While parked, any byte or EOF from the
+    /// server, or the idle timeout, drops it (a server that closed is never reused).
+    func checkin(_ connection: UpstreamConnection) {
+        guard maxIdlePerKey > 0 else {
+            connection.close()
+            return
+        }
+        var list = idle[connection.key] ?? []
+        if list.count >= maxIdlePerKey {
+            list.removeFirst().close()
+        }
+        connection.reused = true
+        connection.parkedIn = self
+        let context = Unmanaged.passUnretained(connection).toOpaque()
+        bufferevent_setcb(connection.bev, BufferEventCallbacks.poolRead, nil, BufferEventCallbacks.poolEvent, context)
+        var timeout = timeval(tv_sec: idleTimeoutMillis / 1000, tv_usec: Int(idleTimeoutMillis % 1000) * 1000)
+        bufferevent_set_timeouts(connection.bev, &timeout, nil)
+        bufferevent_enable(connection.bev, Int16(EV_READ))
+        list.append(connection)
+        idle[connection.key] = list
+    }
+
+    /// Server sent bytes, closed, failed or the idle timeout fired: the connection is no longer usable.
+    func drop(_ connection: UpstreamConnection) {
+        guard var list = idle[connection.key], let index = list.firstIndex(where: { $0 === connection }) else { return }
+        list.remove(at: index)
+        idle[connection.key] = list.isEmpty ? nil : list
+        connection.close()
+    }
+
+    func closeAll() {
+        for list in idle.values { list.forEach { $0.close() } }
+        idle.removeAll()
+    }
+}

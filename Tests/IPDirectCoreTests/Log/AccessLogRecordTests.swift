@@ -1,0 +1,21 @@
+import Testing
+@testable import IPDirectCore
+
+@Suite struct AccessLogRecordTests {
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"),
+        (Int64(951_782_400_123), "2000-02-29T00:00:00.123Z"),
+        (Int64(1_795_355_285_007), "2026-11-22T13:48:05.007Z"),
+    ])
+    func formatsUTCTimestamps(millis: Int64, expected: String) {
+        #expect(Timestamp.rfc3339(unixMillis: millis) == expected)
+    }
+
+    @Test func lineCarriesEveryField() {
+        let record = AccessLogRecord(unixMillis: 0, client: "127.0.0.1:5000", method: "GET", target: "a.test:80",
+                                     upstream: "127.0.0.1:8080", source: "hosts", status: 200, bytesFromClient: 77,
+                                     bytesToClient: 1234, resolveMicros: 12, connectMicros: 340, totalMicros: 1_250,
+                                     note: "")
+        #expect(record.line == "1970-01-01T00:00:00.000Z client=127.0.0.1:5000 method=GET target=a.test:80 upstream=127.0.0.1:8080 source=hosts status=200 bytes_in=77 bytes_out=1234 resolve_ms=0.0 connect_ms=0.3 total_ms=1.3\n")
+    }
+}
