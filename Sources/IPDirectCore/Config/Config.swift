@@ -1,0 +1,68 @@
+/// The whole daemon configuration, as read from a TOML file such as config/ipdirect.toml.
+/// Every setting has a default, so an empty file (or none) is a working configuration.
+public struct Config: Sendable, Equatable {
+    public var proxy = ProxySettings()
+    public var resolver = ResolverSettings()
+    /// Fixed addresses by host name; names are lower-case without a trailing dot.
+    public var hosts: [String: [IPAddress]] = [:]
+    public var access = AccessSettings()
+    public var tls = TLSSettings()
+
+    public init() {}
+
+    /// What `ipdirect` runs on with no config file.
+    public static let defaults = Config()
+
+    /// Parses and validates; unknown sections/keys, wrong types, out-of-range values are diagnostics.
+    /// Every problem is reported, in line order. After a TOML syntax error the rest of the file
+    /// is not read, but the part before it is still checked.
+    public static func parse(_ text: String) -> Result<Config, ConfigError> {
+        let document = TOMLParser.parse(text)
+        var diagnostics = document.problems.map { ConfigDiagnostic(line: $0.line, message: $0.message) }
+        var config = Config.defaults
+        for entry in document.root.entries {
+            guard let section = sections.first(where: { $0.name == entry.key }) else {
+                diagnostics.append(unknownTopLevel(entry))
+                continue
+            }
+            guard case .table(let table) = entry.value.kind else {
+                diagnostics.append(ConfigDiagnostic(
+                    line: entry.line, message: "'\(entry.key)' must be a section, written [\(entry.key)]"))
+                continue
+            }
+            diagnostics += section.apply(table, &config)
+        }
+        guard diagnostics.isEmpty else {
+            let inLineOrder = diagnostics.enumerated()
+                .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
+                .map(\.element)
+            return .failure(ConfigError(diagnostics: inLineOrder))
+        }
+        return .success(config)
+    }
+
+    /// The sections a file may contain; a new section is one more line here.
+    static var sections: [ConfigSection] {
+        [
+            .keyed("proxy", \.proxy, keys: ProxySettings.configKeys),
+            .keyed("resolver", \.resolver, keys: ResolverSettings.configKeys),
+            HostsSection.section,
+            .keyed("access", \.access, keys: AccessSettings.configKeys),
+            .keyed("tls", \.tls, keys: TLSSettings.configKeys),
+        ]
+    }
+
+    private static func unknownTopLevel(_ entry: TOMLTable.Entry) -> ConfigDiagnostic {
+        let key = TOMLTableBuilder.display([entry.key])
+        switch entry.value.kind {
+        case .table:
+            return ConfigDiagnostic(line: entry.line, message: "unknown section [\(key)]")
+        case .array(let items) where !items.isEmpty && items.allSatisfy({ if case .table = $0.kind { true } else { false } }):
+            return ConfigDiagnostic(line: entry.line, message: "unknown section [[\(key)]]")
+        default:
+            let names = sections.map(\.name).joined(separator: "], [")
+            return ConfigDiagnostic(
+                line: entry.line, message: "unknown key '\(key)' outside any section; keys belong in [\(names)]")
+        }
+    }
+}

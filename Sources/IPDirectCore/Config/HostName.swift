@@ -1,0 +1,54 @@
+/// DNS host names as RFC 1123 §2.1 allows them: dot-separated labels of ASCII letters, digits
+/// and hyphens, matched without regard to case (RFC 4343) and without the root's trailing dot.
+enum HostName {
+    /// RFC 1035 §2.3.4: 255 octets on the wire is 253 characters of text without a trailing dot.
+    static let maximumLength = 253
+    /// RFC 1035 §2.3.4.
+    static let maximumLabelLength = 63
+
+    /// The lower-case form without a trailing dot, or why `text` is not a host name.
+    static func normalize(_ text: String) -> Result<String, ConfigRejection> {
+        guard text.unicodeScalars.allSatisfy(\.isASCII) else {
+            return .failure("'\(text)' is not ASCII; write internationalised names in their xn-- form")
+        }
+        if IPAddress(text) != nil {
+            return .failure("'\(text)' is an IP address, not a host name")
+        }
+        var name = text.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        guard !name.isEmpty else { return .failure("'\(text)' is not a host name") }
+        guard name.utf8.count <= maximumLength else {
+            return .failure("'\(text)' is longer than \(maximumLength) characters")
+        }
+        let labels = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        for label in labels {
+            if let reason = problem(with: label) {
+                return .failure("'\(text)' is not a host name: \(reason)")
+            }
+        }
+        // RFC 3696 §2: a top-level label is never all digits, which keeps names apart from addresses.
+        if labels.last!.allSatisfy(isDigit) {
+            return .failure("'\(text)' is not a host name: the last label is all digits")
+        }
+        return .success(name)
+    }
+
+    private static func problem(with label: Substring.UTF8View.SubSequence) -> String? {
+        guard !label.isEmpty else { return "empty label" }
+        guard label.count <= maximumLabelLength else { return "a label is longer than \(maximumLabelLength) characters" }
+        let hyphen = UInt8(ascii: "-")
+        guard label.allSatisfy({ isLetter($0) || isDigit($0) || $0 == hyphen }) else {
+            return "only letters, digits, hyphens and dots are allowed"
+        }
+        guard label.first != hyphen, label.last != hyphen else { return "a label starts or ends with a hyphen" }
+        return nil
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import Testing
+@testable import IPDirectCore
+
+/// config/ipdirect.toml and docs/configuration.md stay in step with the schema.
+@Suite struct ExampleConfigurationTests {
+    /// The package root, four levels above this file (Tests/IPDirectCoreTests/Config/<file>).
+    static let packageRoot: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        let levelsBelowRoot = 4
+        components.removeLast(levelsBelowRoot)
+        return components.joined(separator: "/")
+    }()
+
+    static func read(_ relativePath: String) -> String? {
+        guard let file = fopen(packageRoot + "/" + relativePath, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Every key of every keyed section, as `(section, key)`.
+    static var schemaKeys: [(String, String)] {
+        ProxySettings.configKeys.map { ("proxy", $0.name) }
+            + ResolverSettings.configKeys.map { ("resolver", $0.name) }
+            + AccessSettings.configKeys.map { ("access", $0.name) }
+            + TLSSettings.configKeys.map { ("tls", $0.name) }
+    }
+
+    @Test func exampleFileParsesWithoutDiagnosticsToTheDefaults() throws {
+        let text = try #require(Self.read("config/ipdirect.toml"))
+        let result = Config.parse(text)
+        if case .failure(let error) = result {
+            Issue.record("config/ipdirect.toml: \(error)")
+        }
+        #expect(try result.get() == Config.defaults)
+    }
+
+    @Test func exampleFileShowsEveryKeyInItsSection() throws {
+        let text = try #require(Self.read("config/ipdirect.toml"))
+        var section = ""
+        var shown: Set<String> = []
+        for rawLine in text.split(separator: "\n") {
+            let line = rawLine.hasPrefix("#") ? rawLine.dropFirst() : rawLine[...]
+            if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
+                section = String(line[line.index(after: line.startIndex)..<close])
+            } else if let equals = line.firstIndex(of: "=") {
+                shown.insert(section + "." + line[..<equals].trimmingSpaces())
+            }
+        }
+        for (section, key) in Self.schemaKeys {
+            #expect(shown.contains("\(section).\(key)"), "config/ipdirect.toml does not show [\(section)] \(key)")
+        }
+        #expect(Config.sections.map(\.name).allSatisfy { text.contains("[\($0)]") })
+    }
+
+    @Test func referenceDocumentsEveryKeyAndSection() throws {
+        let text = try #require(Self.read("docs/configuration.md"))
+        for (section, key) in Self.schemaKeys {
+            #expect(text.contains("| `\(key)` |"), "docs/configuration.md has no row for [\(section)] \(key)")
+        }
+        for section in Config.sections.map(\.name) {
+            #expect(text.contains("### `[\(section)]`"), "docs/configuration.md has no heading for [\(section)]")
+        }
+    }
+}
+
+private extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}
