@@ -1,0 +1,1 @@
+"""Pieces of bench/run: installing, certificates, starting servers, measuring and reporting."""

@@ -1,0 +1,51 @@
+"""Installs the Debian packages the benchmark needs, and nothing when they are already there."""
+
+import os
+import subprocess
+
+# nginx-light is Debian 12's small nginx; openssl makes the test certificates; util-linux has unshare.
+REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux"]
+# invoke-rc.d and deb-systemd-invoke ask this script whether a package may start its service;
+# exit status 101 means "no" (policy-rc.d interface, /usr/share/doc/init-system-helpers/README.policy-rc.d).
+POLICY_RC_PATH = "/usr/sbin/policy-rc.d"
+POLICY_RC_DENY_ALL = "#!/bin/sh\n# Temporary: keeps package installs from starting system services.\nexit 101\n"
+# apt-get update and install on a slow mirror; bounded so the run cannot hang.
+APT_TIMEOUT_SECONDS = 900
+
+
+def missing_packages(packages=REQUIRED_PACKAGES):
+    missing = []
+    for package in packages:
+        result = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
+                                capture_output=True, text=True)
+        if result.returncode != 0 or not result.stdout.endswith(" installed"):
+            missing.append(package)
+    return missing
+
+
+def ensure_packages(log):
+    """apt-get installs whatever is missing. The packages' own services (nginx on port 80, squid on 3128,
+    tinyproxy on 8888) are kept from starting: the benchmark runs its own instances on free ports."""
+    missing = missing_packages()
+    if not missing:
+        log(f"packages present: {' '.join(REQUIRED_PACKAGES)}")
+        return
+    if os.geteuid() != 0:
+        raise SystemExit(f"missing packages {' '.join(missing)}; run bench/run as root to install them")
+    log(f"installing {' '.join(missing)}")
+    environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    created_policy = not os.path.exists(POLICY_RC_PATH)
+    if created_policy:
+        with open(POLICY_RC_PATH, "w") as policy:
+            policy.write(POLICY_RC_DENY_ALL)
+        os.chmod(POLICY_RC_PATH, 0o755)
+    try:
+        subprocess.run(["apt-get", "update"], env=environment, check=True, timeout=APT_TIMEOUT_SECONDS)
+        subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", *missing],
+                       env=environment, check=True, timeout=APT_TIMEOUT_SECONDS)
+    finally:
+        if created_policy:
+            os.remove(POLICY_RC_PATH)
+    still_missing = missing_packages()
+    if still_missing:
+        raise SystemExit(f"apt-get did not install {' '.join(still_missing)}")

@@ -1,0 +1,100 @@
+"""Turns the targets' results into one table: each figure per target, with its ratio to direct."""
+
+from harness import idle
+
+KIB_PER_MIB = 1024
+
+
+class Figure:
+    """One row of the table: how to read it from a TargetResult and how to print it."""
+
+    def __init__(self, label, extract, digits, better):
+        self.label = label
+        self.extract = extract
+        self.digits = digits
+        self.better = better  # "higher" or "lower", printed so a reader knows which way a ratio is good
+
+    def __str__(self):
+        return self.label
+
+    def value(self, result):
+        try:
+            return self.extract(result)
+        except (AttributeError, TypeError, KeyError):
+            return None
+
+
+def _idle_kib(mode):
+    return lambda result: result.idle[mode].kib_per_connection
+
+
+FIGURES = [
+    Figure("keep-alive requests/s (64 connections)",
+           lambda r: r.keep_alive.requests_per_second, 0, "higher"),
+    Figure("new-connection requests/s (Connection: close)",
+           lambda r: r.new_connection.requests_per_second, 0, "higher"),
+    Figure("CONNECT tunnel MB/s (100 MiB over TLS)",
+           lambda r: r.tunnel.megabytes_per_second, 0, "higher"),
+    Figure("latency p50 ms (1 connection)", lambda r: r.latency.p50_ms, 3, "lower"),
+    Figure("latency p99 ms (1 connection)", lambda r: r.latency.p99_ms, 3, "lower"),
+    Figure("RSS KiB per idle connection (partial request head)", _idle_kib(idle.PARTIAL), 1, "lower"),
+    Figure("RSS KiB per idle connection (after a keep-alive request)", _idle_kib(idle.KEPT_ALIVE), 1, "lower"),
+    Figure("CPU µs per request (keep-alive run)", lambda r: r.keep_alive_cpu_us, 1, "lower"),
+    Figure("CPU µs per request (new-connection run)", lambda r: r.new_connection_cpu_us, 1, "lower"),
+    Figure("CPU ms per GiB tunnelled (TLS download)", lambda r: r.tunnel.cpu_ms_per_gib, 0, "lower"),
+    Figure("RSS MiB at start", lambda r: r.start_rss_kib / KIB_PER_MIB, 1, "lower"),
+]
+
+
+def table_rows(results):
+    """Header plus one row per figure; cells read "value (ratio to direct×)"."""
+    direct = next((result for result in results if result.name == "direct"), None)
+    header = ["figure", "better"] + [result.name for result in results]
+    rows = [header]
+    for figure in FIGURES:
+        baseline = figure.value(direct) if direct else None
+        row = [figure.label, figure.better]
+        for result in results:
+            row.append(_cell(figure, figure.value(result), baseline, result is direct, result.skipped))
+        rows.append(row)
+    return rows
+
+
+def _cell(figure, value, baseline, is_direct, skipped):
+    if skipped:
+        return "skipped"
+    if value is None:
+        return "n/a"
+    text = f"{value:,.{figure.digits}f}"
+    if not is_direct and baseline:
+        text += f" ({value / baseline:.2f}×)"
+    return text
+
+
+def text_table(rows):
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:])]
+        lines.append("  ".join(cells))
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def markdown_table(rows):
+    lines = ["| " + " | ".join(rows[0]) + " |",
+             "|" + "|".join(["---", "---"] + ["---:"] * (len(rows[0]) - 2)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def problems_text(results, bullet="- "):
+    lines = []
+    for result in results:
+        if result.skipped:
+            lines.append(f"{bullet}{result.name}: skipped: {result.skipped}")
+        for problem in result.problems:
+            lines.append(f"{bullet}{result.name}: {problem}")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""The sequence of measurements for one target, in an order that keeps each figure clean."""
+
+import os
+import time
+
+from harness import idle
+from harness.targets import BENCH_HOST, LARGE_FILE, LARGE_FILE_BYTES
+from harness.tunnel import TunnelError, measure_tunnel
+from harness.wrk import WrkError, run_wrk
+
+MICROSECONDS_PER_SECOND = 1_000_000
+# Share of requests followed by a read error above which the server evidently closes after every response.
+CLOSED_AFTER_EACH_RESPONSE = 0.9
+
+
+class Settings:
+    """Load shape and durations, shared by every target so the columns compare."""
+
+    def __init__(self, seconds, latency_seconds, warm_up_seconds, connections, threads, idle_connections):
+        self.seconds = seconds
+        self.latency_seconds = latency_seconds
+        self.warm_up_seconds = warm_up_seconds
+        self.connections = connections
+        self.threads = threads
+        self.idle_connections = idle_connections
+
+    def __str__(self):
+        return (f"wrk {self.threads} threads x {self.connections} connections for {self.seconds} s "
+                f"(after {self.warm_up_seconds} s warm-up); latency 1 connection for {self.latency_seconds} s; "
+                f"{self.idle_connections} idle connections")
+
+
+class TargetResult:
+    """Everything measured for one target; a measurement that failed is None and explained in `problems`."""
+
+    def __init__(self, name):
+        self.name = name
+        self.skipped = None
+        self.start_rss_kib = None
+        self.idle = {}
+        self.keep_alive = None
+        self.keep_alive_cpu_us = None
+        self.new_connection = None
+        self.new_connection_cpu_us = None
+        self.latency = None
+        self.tunnel = None
+        self.problems = []
+
+    def __str__(self):
+        return f"{self.name}: {'skipped: ' + self.skipped if self.skipped else 'measured'}"
+
+
+def measure_target(target, environment, settings, log):
+    result = TargetResult(target.name)
+    wrk_log = environment.log(f"wrk-{target.name}.txt")
+
+    # Memory first, each mode on a fresh process, before load runs grow the allocator's pools.
+    for mode in idle.MODES:
+        target.restart()
+        time.sleep(idle.SETTLE_SECONDS)
+        if result.start_rss_kib is None:
+            result.start_rss_kib = target.daemon.rss_kib()
+        outcome = idle.measure_idle(target.daemon, target.port, target.request_target, target.host_header,
+                                    settings.idle_connections, mode)
+        log(f"  idle {outcome}")
+        result.idle[mode] = outcome
+        if outcome.held < outcome.opened:
+            result.problems.append(f"idle ({mode}): {target.name} closed "
+                                   f"{outcome.opened - outcome.held} of {outcome.opened} idle connections")
+
+    url = f"http://127.0.0.1:{target.port}/"
+    wrk = lambda **shape: run_wrk(url, target.request_target, target.host_header, log_path=wrk_log, **shape)
+    load = dict(connections=settings.connections, threads=settings.threads)
+    try:
+        wrk(seconds=settings.warm_up_seconds, **load)
+        result.keep_alive, result.keep_alive_cpu_us = _with_cpu(
+            target, lambda: wrk(seconds=settings.seconds, **load))
+        log(f"  keep-alive {result.keep_alive}")
+        result.new_connection, result.new_connection_cpu_us = _with_cpu(
+            target, lambda: wrk(seconds=settings.seconds, close=True, **load))
+        log(f"  new-connection {result.new_connection}")
+        result.latency = wrk(seconds=settings.latency_seconds, connections=1, threads=1)
+        log(f"  one connection {result.latency}")
+    except WrkError as error:
+        result.problems.append(f"wrk: {error}")
+    for label, run in (("keep-alive", result.keep_alive), ("new-connection", result.new_connection),
+                       ("latency", result.latency)):
+        if run and run.error_count:
+            errors = ", ".join(f"{name} {count}" for name, count in run.errors.items() if count)
+            result.problems.append(f"{label} run had errors: {errors}{_explain(run)}")
+
+    large_url = f"https://{BENCH_HOST}:{environment.tls_port}/{LARGE_FILE}"
+    try:
+        if target.is_direct:
+            result.tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
+                                           environment.certificates.ca_certificate,
+                                           resolve=f"{BENCH_HOST}:{environment.tls_port}:127.0.0.1")
+        else:
+            result.tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
+                                           environment.certificates.ca_certificate,
+                                           proxy_url=f"http://127.0.0.1:{target.port}")
+        log(f"  tunnel {result.tunnel}")
+    except TunnelError as error:
+        result.problems.append(f"tunnel: {error}")
+
+    if not target.daemon.is_running():
+        result.problems.append(f"{target.name} exited during the run; see {os.path.basename(target.daemon.log_path)}")
+    return result
+
+
+def _explain(run):
+    """A read error for (nearly) every request means the server closed each connection after one response
+    without saying so (no Connection: close), and wrk reconnected; the requests themselves succeeded."""
+    if run.errors["read_errors"] >= CLOSED_AFTER_EACH_RESPONSE * run.requests > 0:
+        return " (the server closes every connection after one response without announcing it; " \
+               "wrk reconnects, and the requests counted all succeeded)"
+    return ""
+
+
+def _with_cpu(target, run):
+    """Runs one load test and charges the server's CPU time during it to each request served."""
+    before = target.daemon.cpu_seconds()
+    outcome = run()
+    spent = target.daemon.cpu_seconds() - before
+    per_request = spent * MICROSECONDS_PER_SECOND / outcome.requests if outcome.requests else None
+    return outcome, per_request

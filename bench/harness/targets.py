@@ -1,0 +1,182 @@
+"""The run directory, the origin server and the four things measured: direct, ipdirect, tinyproxy, squid."""
+
+import os
+import pwd
+import re
+import resource
+import shutil
+import socket
+
+from harness.daemon import Daemon
+
+BENCH_HOST = "bench.test"
+SMALL_FILE = "1k.bin"
+SMALL_FILE_BYTES = 1024
+LARGE_FILE = "100m.bin"
+LARGE_FILE_BYTES = 100 * 2**20
+# Written in pieces so making the large file does not hold 100 MiB in memory.
+LARGE_FILE_CHUNK_BYTES = 2**20
+NGINX_WORKERS = 1
+# Above the idle-connection count plus the load runs' connections, for every server.
+MAX_CLIENTS = 4096
+MAX_FILE_DESCRIPTORS = 16384
+SQUID_USER = "proxy"
+TINYPROXY_USER = "tinyproxy"
+PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
+# What a private mount namespace shows tinyproxy as /etc/hosts and /etc/resolv.conf: bench.test is
+# known, and any other lookup goes to a loopback address where nothing answers.
+HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
+RESOLV_TEXT = "nameserver 127.0.0.1\n"
+TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid")
+
+
+def free_port():
+    """A loopback port nothing listens on right now (the kernel picks it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def raise_file_limit():
+    """The idle-connection test needs more descriptors than the usual soft limit of 1024, here and in
+    every server (they inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MAX_FILE_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, MAX_FILE_DESCRIPTORS)
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+class Environment:
+    """Everything one run creates under bench/out/run: configs, certificates, files, pid and log dirs."""
+
+    def __init__(self, bench_dir, run_dir, certificates):
+        self.bench_dir = bench_dir
+        self.run_dir = run_dir
+        self.certificates = certificates
+        self.http_port = free_port()
+        self.tls_port = free_port()
+        self.values = {"RUN_DIR": run_dir, "HTTP_PORT": self.http_port, "TLS_PORT": self.tls_port,
+                       "NGINX_WORKERS": NGINX_WORKERS, "MAX_CLIENTS": MAX_CLIENTS,
+                       "MAX_FILE_DESCRIPTORS": MAX_FILE_DESCRIPTORS}
+
+    def __str__(self):
+        return f"run dir {self.run_dir}, origin http={self.http_port} tls={self.tls_port}"
+
+    def prepare(self):
+        for sub in ("www", "nginx", "logs"):
+            os.makedirs(os.path.join(self.run_dir, sub), exist_ok=True)
+        with open(os.path.join(self.run_dir, "www", SMALL_FILE), "wb") as small:
+            small.write(b"x" * SMALL_FILE_BYTES)
+        # Random bytes: nothing on the way may shrink them.
+        with open(os.path.join(self.run_dir, "www", LARGE_FILE), "wb") as large:
+            for _ in range(LARGE_FILE_BYTES // LARGE_FILE_CHUNK_BYTES):
+                large.write(os.urandom(LARGE_FILE_CHUNK_BYTES))
+        self._write("hosts", HOSTS_TEXT)
+        self._write("resolv.conf", RESOLV_TEXT)
+
+    def render(self, template, output, **extra):
+        """Copies bench/config/`template` to the run dir, filling in @...@ placeholders."""
+        values = dict(self.values, **extra)
+        with open(os.path.join(self.bench_dir, "config", template)) as source:
+            text = source.read()
+        missing = sorted(set(PLACEHOLDER.findall(text)) - set(values))
+        if missing:
+            raise SystemExit(f"{template}: no value for {', '.join(missing)}")
+        text = PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), text)
+        return self._write(output, text)
+
+    def private_dir(self, name, user):
+        """A directory the given user can write, for a server that drops privileges to it."""
+        path = os.path.join(self.run_dir, name)
+        os.makedirs(path, exist_ok=True)
+        if os.geteuid() == 0:
+            entry = pwd.getpwnam(user)
+            shutil.chown(path, entry.pw_uid, entry.pw_gid)
+        return path
+
+    def log(self, name):
+        return os.path.join(self.run_dir, "logs", name)
+
+    def origin(self):
+        config = self.render("nginx.conf.in", "nginx/nginx.conf")
+        return Daemon("nginx", ["nginx", "-p", os.path.join(self.run_dir, "nginx"), "-c", config,
+                                "-e", os.path.join(self.run_dir, "nginx", "error.log")],
+                      self.http_port, self.log("nginx.out"))
+
+    def ipdirect(self, binary):
+        port = free_port()
+        config = self.render("ipdirect.toml.in", "ipdirect/ipdirect.toml", IPDIRECT_PORT=port)
+        return Daemon("ipdirect", [binary, "run", "--config", config], port, self.log("ipdirect.out"))
+
+    def tinyproxy(self):
+        port = free_port()
+        self.private_dir("tinyproxy", TINYPROXY_USER)
+        config = self.render("tinyproxy.conf.in", "tinyproxy/tinyproxy.conf", TINYPROXY_PORT=port)
+        # unshare without --fork execs, so the pid we hold is tinyproxy's own.
+        script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
+        argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "tinyproxy-namespace",
+                os.path.join(self.run_dir, "hosts"), os.path.join(self.run_dir, "resolv.conf"),
+                "tinyproxy", "-d", "-c", config]
+        return Daemon("tinyproxy", argv, port, self.log("tinyproxy.out"))
+
+    def squid(self):
+        port = free_port()
+        self.private_dir("squid", SQUID_USER)
+        config = self.render("squid.conf.in", "squid/squid.conf", SQUID_PORT=port)
+        return Daemon("squid", ["squid", "-N", "-f", config], port, self.log("squid.out"))
+
+    def _write(self, relative, text):
+        path = os.path.join(self.run_dir, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as output:
+            output.write(text)
+        return path
+
+
+class Target:
+    """One column of the results: a way of reaching the origin's files, and the process whose cost counts."""
+
+    def __init__(self, name, environment, make_daemon=None, origin=None):
+        self.name = name
+        self.environment = environment
+        self.make_daemon = make_daemon
+        self.origin = origin
+        self.daemon = None
+
+    def __str__(self):
+        return f"{self.name} ({self.daemon or 'not started'})"
+
+    @property
+    def is_direct(self):
+        return self.make_daemon is None
+
+    @property
+    def port(self):
+        return self.daemon.port
+
+    @property
+    def request_target(self):
+        """Origin-form for the origin itself, absolute-form for a proxy (RFC 9112 §3.2.1, §3.2.2)."""
+        if self.is_direct:
+            return f"/{SMALL_FILE}"
+        return f"http://{self.host_header}/{SMALL_FILE}"
+
+    @property
+    def host_header(self):
+        return f"{BENCH_HOST}:{self.environment.http_port}"
+
+    def restart(self):
+        """A fresh process, so a memory figure is not flattered by what an earlier test left allocated.
+        For the direct baseline the process is the origin itself."""
+        if self.is_direct:
+            self.origin.stop()
+            self.origin.start()
+            self.daemon = self.origin
+            return
+        self.stop()
+        self.daemon = self.make_daemon()
+        self.daemon.start()
+
+    def stop(self):
+        if not self.is_direct and self.daemon:
+            self.daemon.stop()

@@ -1,0 +1,54 @@
+"""Downloads the large file over TLS with curl, through a CONNECT tunnel or straight from the origin."""
+
+import statistics
+import subprocess
+
+# Transfers per target; the median is reported, so one noisy transfer does not decide the figure.
+TRANSFERS = 3
+# A 100 MiB loopback transfer takes a second or two; anything near this is a stall.
+TRANSFER_TIMEOUT_SECONDS = 60
+BYTES_PER_MEGABYTE = 1_000_000
+
+
+class TunnelError(Exception):
+    """curl failed or fetched the wrong number of bytes."""
+
+
+class TunnelResult:
+    """Median throughput of the transfers and the server's CPU time spent on all of them."""
+
+    def __init__(self, megabytes_per_second, cpu_seconds, total_bytes):
+        self.megabytes_per_second = megabytes_per_second
+        self.cpu_seconds = cpu_seconds
+        self.total_bytes = total_bytes
+
+    def __str__(self):
+        return f"{self.megabytes_per_second:.0f} MB/s, {self.cpu_ms_per_gib:.0f} ms CPU per GiB"
+
+    @property
+    def cpu_ms_per_gib(self):
+        return self.cpu_seconds * 1000 / (self.total_bytes / 2**30)
+
+
+def measure_tunnel(daemon, url, expected_bytes, ca_certificate, proxy_url=None, resolve=None):
+    """`proxy_url` set: curl sends CONNECT through it (-p -x). Otherwise `resolve` pins the origin address."""
+    argv = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null",
+            "--max-time", str(TRANSFER_TIMEOUT_SECONDS), "--cacert", ca_certificate,
+            "--write-out", "%{size_download} %{time_total}"]
+    if proxy_url:
+        argv += ["--proxytunnel", "--proxy", proxy_url]
+    if resolve:
+        argv += ["--resolve", resolve]
+    argv.append(url)
+    cpu_before = daemon.cpu_seconds()
+    speeds = []
+    for _ in range(TRANSFERS):
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=TRANSFER_TIMEOUT_SECONDS + 10)
+        if result.returncode != 0:
+            raise TunnelError(f"curl exited with status {result.returncode}: {result.stderr.strip()}")
+        size, seconds = result.stdout.split()
+        if int(size) != expected_bytes:
+            raise TunnelError(f"curl fetched {size} bytes, expected {expected_bytes}")
+        speeds.append(int(size) / float(seconds) / BYTES_PER_MEGABYTE)
+    cpu_seconds = daemon.cpu_seconds() - cpu_before
+    return TunnelResult(statistics.median(speeds), cpu_seconds, expected_bytes * TRANSFERS)
