@@ -1,0 +1,193 @@
+/// What the fields of a head say about framing and the connection, gathered in one pass over the
+/// already split field lines. Syntax problems in these fields are failures; what a request or a response
+/// makes of the result is decided by the parser for that role.
+struct HeadFieldSummary {
+    var hostCount = 0
+    var contentLength: UInt64?
+    var transferCodings = TransferCodings()
+    /// Lower-cased tokens of every Connection field, in order.
+    var connectionTokens: [String] = []
+    var expectsContinue = false
+    var hasUpgrade = false
+
+    /// The transfer codings of all Transfer-Encoding field lines, combined as one list (RFC 9110 §5.3).
+    struct TransferCodings {
+        var count = 0
+        var chunkedCount = 0
+        var lastIsChunked = false
+        var hasUnknown = false
+
+        var isPresent: Bool { count > 0 }
+    }
+
+    enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        case invalidHost(URIAuthority.Failure)
+        case multipleContentLength
+        case emptyContentLength
+        case invalidContentLength
+        case contentLengthOverflow
+        case emptyTransferCoding
+        case invalidTransferCoding
+        case transferCodingParameters
+        case invalidConnectionToken
+        /// "Connection: content-length" would make the next hop drop a framing field we framed by.
+        case connectionNamesFramingField
+
+        var description: String {
+            switch self {
+            case .invalidHost(let failure): return "invalid Host field: \(failure)"
+            case .multipleContentLength: return "multiple Content-Length values"
+            case .emptyContentLength: return "empty Content-Length"
+            case .invalidContentLength: return "invalid Content-Length"
+            case .contentLengthOverflow: return "Content-Length too large"
+            case .emptyTransferCoding: return "empty transfer coding in Transfer-Encoding"
+            case .invalidTransferCoding: return "invalid Transfer-Encoding"
+            case .transferCodingParameters: return "transfer coding with parameters"
+            case .invalidConnectionToken: return "invalid Connection token"
+            case .connectionNamesFramingField: return "Connection names a framing field"
+            }
+        }
+    }
+
+    /// - Parameter checkHost: validate Host values as `uri-host [ ":" port ]` (requests only).
+    static func collect(_ bytes: UnsafeRawBufferPointer, _ fields: [HeaderField], checkHost: Bool)
+        -> Result<HeadFieldSummary, Failure>
+    {
+        var summary = HeadFieldSummary()
+        for field in fields {
+            guard let known = KnownField(bytes, name: field.name) else { continue }
+            let failure: Failure?
+            switch known {
+            case .host:
+                summary.hostCount += 1
+                failure = checkHost ? hostFailure(bytes, field.value) : nil
+            case .contentLength:
+                failure = summary.addContentLength(bytes, field.value)
+            case .transferEncoding:
+                failure = summary.addTransferCodings(bytes, field.value)
+            case .connection:
+                failure = summary.addConnectionTokens(bytes, field.value)
+            case .expect:
+                summary.addExpectation(bytes, field.value)
+                failure = nil
+            case .upgrade:
+                summary.hasUpgrade = true
+                failure = nil
+            case .via, .keepAlive, .proxyConnection, .proxyAuthorization, .proxyAuthenticate, .te, .trailer:
+                failure = nil
+            }
+            if let failure { return .failure(failure) }
+        }
+        return .success(summary)
+    }
+
+    func hasConnectionToken(_ token: String) -> Bool {
+        connectionTokens.contains(token)
+    }
+
+    /// RFC 9110 §7.2: empty (for targets without authority) or `uri-host [ ":" port ]`.
+    private static func hostFailure(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
+        if value.isEmpty { return nil }
+        if case .failure(let failure) = URIAuthority.parse(bytes, value, portRequired: false) {
+            return .invalidHost(failure)
+        }
+        return nil
+    }
+
+    /// RFC 9112 §6.3 item 5: one Content-Length of 1*DIGIT. Repeated fields, lists ("5, 5"), signs and
+    /// spaces are refused even where the RFC would let a recipient merge identical values.
+    private mutating func addContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
+        guard contentLength == nil else { return .multipleContentLength }
+        guard !value.isEmpty else { return .emptyContentLength }
+        var length: UInt64 = 0
+        for index in value {
+            let byte = bytes[index]
+            guard HTTPByte.isDigit(byte) else { return .invalidContentLength }
+            let (shifted, overflowShift) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflowAdd) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            if overflowShift || overflowAdd { return .contentLengthOverflow }
+            length = sum
+        }
+        contentLength = length
+        return nil
+    }
+
+    /// RFC 9112 §6.1: a list of transfer codings. Empty elements, which RFC 9110 §5.6.1 would skip, are
+    /// refused here because framing must not depend on how a peer reads an odd list.
+    private mutating func addTransferCodings(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
+        var failure: Failure?
+        Self.forEachListElement(bytes, value) { element in
+            guard !element.isEmpty else {
+                failure = .emptyTransferCoding
+                return false
+            }
+            for index in element where !HTTPByte.isTokenChar(bytes[index]) {
+                let byte = bytes[index]
+                failure = byte == HTTPByte.semicolon || HTTPByte.isWhitespace(byte)
+                    ? .transferCodingParameters : .invalidTransferCoding
+                return false
+            }
+            let isChunked = bytes.equalsIgnoringCase(element, "chunked")
+            transferCodings.count += 1
+            if isChunked { transferCodings.chunkedCount += 1 }
+            transferCodings.lastIsChunked = isChunked
+            if !isChunked && !Self.isKnownCompression(bytes, element) { transferCodings.hasUnknown = true }
+            return true
+        }
+        return failure
+    }
+
+    /// Codings of the IANA registry a proxy can pass through without decoding (RFC 9112 §7).
+    private static func isKnownCompression(_ bytes: UnsafeRawBufferPointer, _ coding: Range<Int>) -> Bool {
+        bytes.equalsIgnoringCase(coding, "gzip") || bytes.equalsIgnoringCase(coding, "x-gzip")
+            || bytes.equalsIgnoringCase(coding, "deflate") || bytes.equalsIgnoringCase(coding, "compress")
+            || bytes.equalsIgnoringCase(coding, "x-compress")
+    }
+
+    /// RFC 9110 §7.6.1: `Connection = #connection-option`, tokens compared case-insensitively.
+    private mutating func addConnectionTokens(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
+        var failure: Failure?
+        Self.forEachListElement(bytes, value) { element in
+            if element.isEmpty { return true }
+            guard element.allSatisfy({ HTTPByte.isTokenChar(bytes[$0]) }) else {
+                failure = .invalidConnectionToken
+                return false
+            }
+            if bytes.equalsIgnoringCase(element, "content-length")
+                || bytes.equalsIgnoringCase(element, "transfer-encoding")
+            {
+                failure = .connectionNamesFramingField
+                return false
+            }
+            connectionTokens.append(bytes.lowercasedString(element))
+            return true
+        }
+        return failure
+    }
+
+    /// RFC 9110 §10.1.1: the expectation is case-insensitive; others are left to the origin.
+    private mutating func addExpectation(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) {
+        Self.forEachListElement(bytes, value) { element in
+            if bytes.equalsIgnoringCase(element, "100-continue") { expectsContinue = true }
+            return true
+        }
+    }
+
+    /// Calls `body` with each element of a comma-separated list (RFC 9110 §5.6.1) with OWS trimmed;
+    /// empty elements are passed as empty ranges. Stops when `body` returns false.
+    private static func forEachListElement(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>,
+                                           _ body: (Range<Int>) -> Bool)
+    {
+        var start = value.lowerBound
+        while start <= value.upperBound {
+            var end = start
+            while end < value.upperBound, bytes[end] != HTTPByte.comma { end += 1 }
+            var trimmedStart = start
+            var trimmedEnd = end
+            while trimmedStart < trimmedEnd, HTTPByte.isWhitespace(bytes[trimmedStart]) { trimmedStart += 1 }
+            while trimmedEnd > trimmedStart, HTTPByte.isWhitespace(bytes[trimmedEnd - 1]) { trimmedEnd -= 1 }
+            guard body(trimmedStart..<trimmedEnd) else { return }
+            start = end + 1
+        }
+    }
+}

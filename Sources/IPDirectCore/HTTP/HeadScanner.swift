@@ -1,0 +1,160 @@
+/// Walks the lines of a message head (RFC 9112 §2.1): where the start line ends, where each field line
+/// (RFC 9112 §5) splits into name and value, and where the head ends. Every line must end in CRLF; every
+/// byte RFC 9112 lets a recipient refuse is refused here, before any field is interpreted.
+///
+/// Shared by requests, responses and chunked trailers; callers turn a `Failure` into the status their role
+/// answers with.
+enum HeadScanner {
+    enum Failure: Sendable, Equatable, CustomStringConvertible {
+        /// A CR not followed by LF (RFC 9112 §2.2).
+        case bareCR
+        /// An LF not preceded by CR; RFC 9112 §2.2 lets a recipient accept it, a strict proxy must not,
+        /// because a peer that splits lines differently sees different fields (request smuggling).
+        case bareLF
+        /// A line starting with SP or HTAB: obsolete line folding (RFC 9112 §5.2), or whitespace between
+        /// the start line and the first field (RFC 9112 §2.2).
+        case obsFold
+        /// RFC 9112 §5.1: a server MUST reject whitespace between the field name and the colon.
+        case whitespaceBeforeColon
+        case emptyFieldName
+        case invalidFieldName
+        case missingColon
+        /// CTLs other than HTAB, including NUL (RFC 9110 §5.5).
+        case controlCharacterInValue
+        case headTooLarge
+        case tooManyFields
+
+        var description: String {
+            switch self {
+            case .bareCR: return "bare CR in head"
+            case .bareLF: return "bare LF in head"
+            case .obsFold: return "line starts with whitespace (obs-fold)"
+            case .whitespaceBeforeColon: return "whitespace between field name and colon"
+            case .emptyFieldName: return "empty field name"
+            case .invalidFieldName: return "invalid character in field name"
+            case .missingColon: return "field line without colon"
+            case .controlCharacterInValue: return "control character in field value"
+            case .headTooLarge: return "head too large"
+            case .tooManyFields: return "too many header fields"
+            }
+        }
+
+        /// Whether this is a size limit (431 for requests) rather than malformed syntax.
+        var isLimit: Bool {
+            self == .headTooLarge || self == .tooManyFields
+        }
+    }
+
+    enum LineEnd: Equatable {
+        /// The index of the CR of the terminating CRLF.
+        case found(Int)
+        case incomplete
+        case invalid(Failure)
+    }
+
+    /// Finds the CRLF that ends the line starting at `start`, looking only below `end`.
+    /// Other bytes of the line are left for the caller's grammar to check.
+    static func findLineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> LineEnd {
+        var index = start
+        while index < end {
+            let byte = bytes[index]
+            if byte == HTTPByte.cr {
+                guard index + 1 < end else { return .incomplete }
+                return bytes[index + 1] == HTTPByte.lf ? .found(index) : .invalid(.bareCR)
+            }
+            if byte == HTTPByte.lf { return .invalid(.bareLF) }
+            index += 1
+        }
+        return .incomplete
+    }
+
+    enum FieldLine: Equatable {
+        /// A field line; `next` is the index just after its CRLF.
+        case field(HeaderField, next: Int)
+        /// The empty line ending the head (or the trailer section); `next` is just after it.
+        case endOfSection(next: Int)
+        case incomplete
+        case invalid(Failure)
+    }
+
+    /// Scans one line at `start` as `field-line CRLF` or as the empty line, looking only below `end`.
+    static func scanFieldLine(_ bytes: UnsafeRawBufferPointer, at start: Int, end: Int) -> FieldLine {
+        guard start < end else { return .incomplete }
+        if bytes[start] == HTTPByte.cr {
+            guard start + 1 < end else { return .incomplete }
+            return bytes[start + 1] == HTTPByte.lf ? .endOfSection(next: start + 2) : .invalid(.bareCR)
+        }
+        var index = start
+        while index < end, HTTPByte.isTokenChar(bytes[index]) { index += 1 }
+        guard index < end else { return .incomplete }
+        let nameEnd = index
+        let stop = bytes[index]
+        guard stop == HTTPByte.colon, nameEnd > start else {
+            return .invalid(nameFailure(stop: stop, nameIsEmpty: nameEnd == start))
+        }
+        index += 1
+        while index < end, HTTPByte.isWhitespace(bytes[index]) { index += 1 }
+        let valueStart = index
+        var valueEnd = index
+        while index < end {
+            let byte = bytes[index]
+            if HTTPByte.isVisible(byte) {
+                index += 1
+                valueEnd = index
+            } else if HTTPByte.isWhitespace(byte) {
+                index += 1
+            } else if byte == HTTPByte.cr {
+                guard index + 1 < end else { return .incomplete }
+                guard bytes[index + 1] == HTTPByte.lf else { return .invalid(.bareCR) }
+                let field = HeaderField(name: start..<nameEnd, value: valueStart..<valueEnd)
+                return .field(field, next: index + 2)
+            } else {
+                return .invalid(byte == HTTPByte.lf ? .bareLF : .controlCharacterInValue)
+            }
+        }
+        return .incomplete
+    }
+
+    private static func nameFailure(stop: UInt8, nameIsEmpty: Bool) -> Failure {
+        if stop == HTTPByte.lf { return .bareLF }
+        if nameIsEmpty {
+            if HTTPByte.isWhitespace(stop) { return .obsFold }
+            return stop == HTTPByte.colon ? .emptyFieldName : .invalidFieldName
+        }
+        if HTTPByte.isWhitespace(stop) { return .whitespaceBeforeColon }
+        return stop == HTTPByte.cr ? .missingColon : .invalidFieldName
+    }
+
+    enum Fields {
+        /// `headLength` counts from the start of the buffer through the final CRLF CRLF.
+        case complete([HeaderField], headLength: Int)
+        case incomplete
+        case invalid(Failure)
+    }
+
+    /// Field lines most heads fit in without the array growing.
+    static let typicalFieldCount = 24
+
+    /// Scans field lines from `start` up to and including the empty line that ends the head.
+    /// Nothing past `limits.maxHeadBytes` is looked at: a head that has not ended there is too large.
+    static func scanFields(_ bytes: UnsafeRawBufferPointer, from start: Int, limits: HTTPHeadLimits) -> Fields {
+        let end = min(bytes.count, limits.maxHeadBytes)
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(min(typicalFieldCount, limits.maxFieldCount))
+        var position = start
+        while true {
+            switch scanFieldLine(bytes, at: position, end: end) {
+            case .field(let field, let next):
+                guard fields.count < limits.maxFieldCount else { return .invalid(.tooManyFields) }
+                fields.append(field)
+                position = next
+            case .endOfSection(let next):
+                return .complete(fields, headLength: next)
+            case .incomplete:
+                return bytes.count > limits.maxHeadBytes ? .invalid(.headTooLarge) : .incomplete
+            case .invalid(let failure):
+                return .invalid(failure)
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/// Parses a request head strictly by RFC 9112. Anything ambiguous is refused, never repaired: the proxy
+/// answers the error's status and closes, so no two parsers along the path can read the bytes differently.
+public enum RequestHeadParser {
+    /// `bytes` = everything buffered so far from the client, starting at the request line.
+    /// incomplete if no CRLFCRLF yet and bytes.count <= limits.maxHeadBytes; 431 once over the limit.
+    /// A request line or field line that is already wrong is refused before the head is complete.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, limits: HTTPHeadLimits) -> RequestHeadParseResult {
+        let lineStart: Int
+        switch requestLineStart(bytes) {
+        case .start(let start): lineStart = start
+        case .incomplete: return .incomplete
+        case .invalid(let error): return .invalid(error)
+        }
+        let end = min(bytes.count, limits.maxHeadBytes)
+        let requestLine: RequestLine
+        let fieldsStart: Int
+        switch HeadScanner.findLineEnd(bytes, from: lineStart, end: end) {
+        case .found(let lineEnd):
+            switch RequestLine.parse(bytes, lineStart..<lineEnd) {
+            case .success(let line): requestLine = line
+            case .failure(let error): return .invalid(error)
+            }
+            fieldsStart = lineEnd + 2
+        case .incomplete:
+            return bytes.count > limits.maxHeadBytes ? .invalid(error(.headTooLarge)) : .incomplete
+        case .invalid(let failure):
+            return .invalid(error(failure))
+        }
+        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits) {
+        case .complete(let fields, let headLength):
+            return interpret(bytes, requestLine, fields, headLength: headLength)
+        case .incomplete:
+            return .incomplete
+        case .invalid(let failure):
+            return .invalid(error(failure))
+        }
+    }
+
+    private enum LineStart {
+        case start(Int)
+        case incomplete
+        case invalid(HTTPParseError)
+    }
+
+    /// RFC 9112 §2.2 says a server SHOULD ignore at least one empty line before the request line (left
+    /// over by clients that end a body with an extra CRLF). Exactly one is ignored; more, or any leading
+    /// whitespace, is refused.
+    private static func requestLineStart(_ bytes: UnsafeRawBufferPointer) -> LineStart {
+        guard !bytes.isEmpty else { return .incomplete }
+        var start = 0
+        if bytes[0] == HTTPByte.cr {
+            guard bytes.count > 1 else { return .incomplete }
+            guard bytes[1] == HTTPByte.lf else { return .invalid(error(.bareCR)) }
+            start = 2
+            guard bytes.count > start else { return .incomplete }
+            if bytes[start] == HTTPByte.cr || bytes[start] == HTTPByte.lf {
+                return .invalid(.badRequest("more than one empty line before the request line"))
+            }
+        }
+        if bytes[start] == HTTPByte.lf { return .invalid(error(.bareLF)) }
+        if HTTPByte.isWhitespace(bytes[start]) { return .invalid(.badRequest("whitespace before the request line")) }
+        return .start(start)
+    }
+
+    private static func interpret(_ bytes: UnsafeRawBufferPointer, _ line: RequestLine, _ fields: [HeaderField],
+                                  headLength: Int) -> RequestHeadParseResult
+    {
+        let summary: HeadFieldSummary
+        switch HeadFieldSummary.collect(bytes, fields, checkHost: true) {
+        case .success(let collected): summary = collected
+        case .failure(let failure): return .invalid(.badRequest(failure.description))
+        }
+        // RFC 9112 §3.2: 400 for a 1.1 request without Host and for any request with more than one.
+        if summary.hostCount > 1 { return .invalid(.badRequest("multiple Host fields")) }
+        if summary.hostCount == 0, line.version == .http11 { return .invalid(.badRequest("missing Host field")) }
+        let framing: RequestBodyFraming
+        switch framingOf(line, summary) {
+        case .success(let value): framing = value
+        case .failure(let error): return .invalid(error)
+        }
+        let isHTTP11 = line.version == .http11
+        let keepAlive = summary.hasConnectionToken("close") ? false
+            : isHTTP11 || summary.hasConnectionToken("keep-alive")
+        return .complete(RequestHead(
+            method: line.method, methodBytes: line.methodBytes, target: line.target, version: line.version,
+            fields: fields, framing: framing, keepAlive: keepAlive, connectionTokens: summary.connectionTokens,
+            expectsContinue: isHTTP11 && summary.expectsContinue,
+            upgradeRequested: isHTTP11 && summary.hasUpgrade && summary.hasConnectionToken("upgrade"),
+            headLength: headLength))
+    }
+
+    /// RFC 9112 §6.3 for requests, taking every MAY-reject as a reject.
+    private static func framingOf(_ line: RequestLine, _ summary: HeadFieldSummary)
+        -> Result<RequestBodyFraming, HTTPParseError>
+    {
+        let codings = summary.transferCodings
+        if codings.isPresent {
+            // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
+            guard line.version == .http11 else {
+                return .failure(.badRequest("Transfer-Encoding in an HTTP/1.0 request"))
+            }
+            // RFC 9112 §6.3 item 3: CL with TE is a smuggling attempt until proven otherwise.
+            guard summary.contentLength == nil else {
+                return .failure(.badRequest("Content-Length and Transfer-Encoding together"))
+            }
+            // RFC 9112 §6.1: a sender MUST NOT apply chunked more than once.
+            guard codings.chunkedCount <= 1 else { return .failure(.badRequest("chunked applied more than once")) }
+            // RFC 9112 §6.3 item 4: without chunked last the length cannot be determined.
+            guard codings.chunkedCount == 0 || codings.lastIsChunked else {
+                return .failure(.badRequest("chunked is not the final transfer coding"))
+            }
+            guard !codings.hasUnknown else {
+                return .failure(HTTPParseError(status: HTTPParseError.notImplementedStatus,
+                                               reason: "unsupported transfer coding"))
+            }
+            guard codings.lastIsChunked else { return .failure(.badRequest("final transfer coding is not chunked")) }
+            // RFC 9110 §9.3.6: CONNECT has no content; bytes after its head are tunnel data.
+            guard line.method != .connect else { return .failure(.badRequest("CONNECT request with a body")) }
+            return .success(.chunked)
+        }
+        if let length = summary.contentLength {
+            if line.method == .connect {
+                return length == 0 ? .success(.none) : .failure(.badRequest("CONNECT request with a body"))
+            }
+            return .success(.contentLength(length))
+        }
+        return .success(.none)
+    }
+
+    private static func error(_ failure: HeadScanner.Failure) -> HTTPParseError {
+        HTTPParseError(status: failure.isLimit ? HTTPParseError.headTooLargeStatus : HTTPParseError.badRequestStatus,
+                       reason: failure.description)
+    }
+}
