@@ -139,8 +139,9 @@ class ProxyRunner:
 
     def running_proxy(self) -> ProxyUnderTest:
         if self._start_error is not None:
-            pytest.fail(f"{PROXY_KIND} failed to start earlier in this session:\n{self._start_error}",
-                        pytrace=False)
+            summary = " ".join(str(self._start_error).splitlines()[:2])
+            pytest.fail(f"{PROXY_KIND} failed to start earlier in this session ({summary}); "
+                        f"the first test that needed it shows the whole output", pytrace=False)
         if self.proxy is None or not self.proxy.is_running():
             if self.proxy is not None:
                 self.proxy.stop()

@@ -29,7 +29,7 @@ def test_curl_through_connect_gets_the_page_of_the_named_virtual_host(proxy, net
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith(f"vhost={name} sni={name} ")
     if proxy.has_access_log:
-        proxy.wait_for_access_log("CONNECT", network.tls_authority(name))
+        proxy.wait_for_access_log("CONNECT", network.tls_authority(name), "200")
 
 
 @pytest.mark.peers("squid", "tinyproxy")

@@ -11,7 +11,7 @@ from cryptography import x509
 from harness.dns_server import SYSTEM_RESOLVED_ADDRESS, SYSTEM_RESOLVED_NAME, query_a
 from harness.raw_http import RawConnection
 from harness.streaming_upload import GeneratedBody
-from harness.websocket_client import OPCODE_TEXT, handshake, masked_frame, read_frame
+from harness.websocket_client import OPCODE_TEXT, assert_echo_round_trips, handshake, masked_frame, read_frame
 
 pytestmark = pytest.mark.harness
 
@@ -86,6 +86,14 @@ def test_websocket_location_echoes_messages(nginx_origin):
         assert response.status == 101 and response.header("Sec-WebSocket-Accept") == expected_accept
         origin.send(masked_frame(OPCODE_TEXT, b"ping through nginx"))
         assert read_frame(origin) == (OPCODE_TEXT, b"ping through nginx")
+
+
+def test_websocket_echo_round_trips_with_the_absolute_form_request_the_proxy_test_sends(nginx_origin):
+    # nginx accepts absolute-form targets itself (RFC 9112 §3.2.2), so the proxy test's exact client is
+    # checked here without a proxy.
+    authority = f"origin.test:{nginx_origin.http_port}"
+    with RawConnection(("127.0.0.1", nginx_origin.http_port)) as origin:
+        assert_echo_round_trips(origin, f"http://{authority}/ws", authority)
 
 
 def test_counting_origin_counts_connections_and_bytes(counting_origin):

@@ -69,6 +69,11 @@ class SquidProxy(ProxyUnderTest):
     def access_log_path(self) -> Path:
         return self.squid_dir / "access.log"
 
+    def describe(self) -> str:
+        cache_log = self.squid_dir / "cache.log"
+        tail = cache_log.read_text(errors="replace")[-4000:] if cache_log.exists() else ""
+        return f"{super().describe()}\n--- squid cache.log (tail):\n{tail}"
+
     def _config_text(self) -> str:
         directory = self.squid_dir
         connect_ports = " ".join(str(port) for port in self.network.connect_ports)

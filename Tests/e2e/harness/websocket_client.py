@@ -17,6 +17,10 @@ OPCODE_TEXT = 0x1
 OPCODE_CLOSE = 0x8
 FINAL_FRAME = 0x80
 MASKED = 0x80
+# RFC 6455 §7.4.1 normal closure.
+CLOSE_NORMAL = b"\x03\xe8"
+# Sizes that exercise each payload length encoding (7-bit, 16-bit, 64-bit; RFC 6455 §5.2).
+ECHO_MESSAGE_SIZES = (5, 300, 70_000)
 # RFC 6455 §5.2 payload length encodings.
 SEVEN_BIT_LIMIT = 125
 SIXTEEN_BIT_MARKER = 126
@@ -61,3 +65,19 @@ def handshake(connection: RawConnection, url: str, authority: str) -> tuple[RawR
     request, expected_accept = upgrade_request(url, authority)
     connection.send(request)
     return connection.read_response("GET"), expected_accept
+
+
+def assert_echo_round_trips(connection: RawConnection, url: str, authority: str) -> None:
+    """Handshake, echo one message of each length encoding, close; fails on any deviation."""
+    response, expected_accept = handshake(connection, url, authority)
+    assert response.status == 101, response.describe()
+    assert (response.header("Upgrade") or "").lower() == "websocket", response.describe()
+    assert response.header("Sec-WebSocket-Accept") == expected_accept, response.describe()
+    for size in ECHO_MESSAGE_SIZES:
+        message = (f"message of {size} bytes ".encode() * size)[:size]
+        connection.send(masked_frame(OPCODE_TEXT, message))
+        assert read_frame(connection) == (OPCODE_TEXT, message)
+    connection.send(masked_frame(OPCODE_CLOSE, CLOSE_NORMAL))
+    opcode, _ = read_frame(connection)
+    assert opcode == OPCODE_CLOSE
+    assert connection.closed_by_peer(timeout=5), "connection not closed after the WebSocket close handshake"
