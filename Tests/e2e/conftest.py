@@ -1,0 +1,193 @@
+"""Fixtures for the end-to-end tests: real origins on loopback and the proxy under test in front of them.
+
+E2E_PROXY picks the proxy under test: `ipdirect` (default), or a peer proxy from Debian (`squid`,
+`tinyproxy`) that runs the tests marked `@pytest.mark.peers(...)` with its name, to prove the harness right.
+"""
+
+from pathlib import Path
+
+import pytest
+import requests
+
+from harness.blackhole_listener import BlackholeListener
+from harness.certificates import OriginCertificates, make_test_certificates
+from harness.counting_origin import CountingOrigin
+from harness.dns_server import DnsServer, start_dns_server
+from harness.ipdirect_proxy import IpdirectProxy, ipdirect_binary
+from harness.network import Network, static_hosts_table
+from harness.nginx_origin import NginxOrigin, start_nginx_origin
+from harness.peer_proxies import SquidProxy, TinyproxyProxy
+from harness.ports import free_port
+from harness.processes import ProcessFailedToStart
+from harness.proxy_under_test import ProxyUnderTest, selected_proxy_kind
+from harness.upload_origin import UploadOrigin
+from harness.websocket_echo import WebSocketEcho
+
+PROXY_KINDS = {"ipdirect": IpdirectProxy, "squid": SquidProxy, "tinyproxy": TinyproxyProxy}
+PROXY_KIND = selected_proxy_kind()
+
+
+def pytest_configure(config):
+    if PROXY_KIND not in PROXY_KINDS:
+        raise pytest.UsageError(f"E2E_PROXY={PROXY_KIND!r}; expected one of {sorted(PROXY_KINDS)}")
+
+
+def pytest_report_header(config):
+    if PROXY_KIND == "ipdirect":
+        return f"proxy under test: ipdirect ({ipdirect_binary()})"
+    return f"proxy under test: {PROXY_KIND} (peer proxy validating the harness)"
+
+
+def pytest_collection_modifyitems(config, items):
+    if PROXY_KIND == "ipdirect":
+        return
+    for item in items:
+        if item.get_closest_marker("harness"):
+            continue
+        peers_marker = item.get_closest_marker("peers")
+        if peers_marker is None or PROXY_KIND not in peers_marker.args:
+            item.add_marker(pytest.mark.skip(reason=f"checks ipdirect's own behaviour; {PROXY_KIND} differs"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    proxy = getattr(item, "funcargs", {}).get("proxy")
+    if report.failed and isinstance(proxy, ProxyUnderTest):
+        report.sections.append((f"{proxy.kind} output", proxy.describe()))
+
+
+# Origins ----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def certificates(tmp_path_factory) -> OriginCertificates:
+    return make_test_certificates(tmp_path_factory.mktemp("certificates"))
+
+
+@pytest.fixture(scope="session")
+def upload_origin():
+    origin = UploadOrigin().start()
+    yield origin
+    origin.stop()
+
+
+@pytest.fixture(scope="session")
+def websocket_echo():
+    echo = WebSocketEcho().start()
+    yield echo
+    echo.stop()
+
+
+@pytest.fixture(scope="session")
+def nginx_origin(tmp_path_factory, certificates, upload_origin, websocket_echo) -> NginxOrigin:
+    origin = start_nginx_origin(tmp_path_factory.mktemp("nginx"), certificates, upload_origin.port,
+                                websocket_echo.port)
+    yield origin
+    origin.stop()
+
+
+@pytest.fixture(scope="session")
+def counting_origin_server():
+    origin = CountingOrigin().start()
+    yield origin
+    origin.stop()
+
+
+@pytest.fixture
+def counting_origin(counting_origin_server) -> CountingOrigin:
+    """The counting origin with its counts cleared for this test."""
+    counting_origin_server.reset()
+    return counting_origin_server
+
+
+@pytest.fixture(scope="session")
+def blackhole_listener():
+    listener = BlackholeListener().start()
+    yield listener
+    listener.stop()
+
+
+@pytest.fixture(scope="session")
+def dns_server(tmp_path_factory) -> DnsServer:
+    server = start_dns_server(tmp_path_factory.mktemp("dnsmasq"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def network(nginx_origin, upload_origin, counting_origin_server, blackhole_listener, dns_server) -> Network:
+    return Network(
+        nginx_http_port=nginx_origin.http_port,
+        nginx_https_port=nginx_origin.https_port,
+        upload_port=upload_origin.port,
+        counting_port=counting_origin_server.port,
+        closed_port=free_port(),
+        blackhole_port=blackhole_listener.port,
+        dns_server=dns_server.address,
+        static_hosts=static_hosts_table(),
+    )
+
+
+# The proxy under test ---------------------------------------------------------------------------------------
+class ProxyRunner:
+    """Keeps one proxy for the session; restarts it if a test killed it, but never retries a failed start."""
+
+    def __init__(self, factory):
+        self._factory = factory
+        self.proxy: ProxyUnderTest | None = None
+        self._start_error: Exception | None = None
+
+    def running_proxy(self) -> ProxyUnderTest:
+        if self._start_error is not None:
+            summary = " ".join(str(self._start_error).splitlines()[:2])
+            pytest.fail(f"{PROXY_KIND} failed to start earlier in this session ({summary}); "
+                        f"the first test that needed it shows the whole output", pytrace=False)
+        if self.proxy is None or not self.proxy.is_running():
+            if self.proxy is not None:
+                self.proxy.stop()
+            try:
+                self.proxy = self._factory().start()
+            except ProcessFailedToStart as error:
+                self._start_error = error
+                pytest.fail(f"{PROXY_KIND} failed to start:\n{error}", pytrace=False)
+        return self.proxy
+
+    def stop(self) -> None:
+        if self.proxy is not None:
+            self.proxy.stop()
+
+
+@pytest.fixture(scope="session")
+def proxy_runner(tmp_path_factory, network, certificates):
+    work_dir = tmp_path_factory.mktemp(PROXY_KIND)
+    if PROXY_KIND == "ipdirect":
+        runner = ProxyRunner(lambda: IpdirectProxy(work_dir, network, certificates.ca_file))
+    else:
+        runner = ProxyRunner(lambda: PROXY_KINDS[PROXY_KIND](work_dir, network))
+    yield runner
+    runner.stop()
+
+
+@pytest.fixture
+def proxy(proxy_runner) -> ProxyUnderTest:
+    """The running proxy, its logs marked at the start of this test; the test fails if the proxy dies."""
+    proxy = proxy_runner.running_proxy()
+    proxy.mark_logs()
+    yield proxy
+    if not proxy.is_running():
+        pytest.fail(f"{proxy.kind} exited during the test:\n{proxy.describe()}", pytrace=False)
+
+
+@pytest.fixture
+def http(proxy):
+    """A requests session that sends everything through the proxy and ignores proxy settings from the env."""
+    session = requests.Session()
+    session.trust_env = False
+    session.proxies = proxy.proxies
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]

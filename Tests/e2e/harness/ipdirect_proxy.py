@@ -1,0 +1,114 @@
+"""The proxy under test: the ipdirect binary, run in the foreground on a config written for the test network.
+
+Binary: $IPDIRECT_BIN, else `<repo>/.build/debug/ipdirect`. Access log lines go to stdout, events to stderr.
+"""
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .network import Network
+from .ports import LOOPBACK, free_port, ipv6_loopback_available
+from .processes import ManagedProcess, ProcessFailedToStart
+from .proxy_under_test import ProxyUnderTest
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_BINARY = REPO_ROOT / ".build" / "debug" / "ipdirect"
+START_ATTEMPTS = 3
+
+
+def ipdirect_binary() -> Path:
+    return Path(os.environ.get("IPDIRECT_BIN", str(DEFAULT_BINARY)))
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    """The `[proxy]` values the tests run with; tests that probe a limit read it from here."""
+    connect_timeout: int = 2
+    header_timeout: int = 10
+    client_idle_timeout: int = 60
+    tunnel_idle_timeout: int = 300
+    max_connections: int = 10000
+    max_header_bytes: int = 32768
+
+
+SETTINGS = ProxySettings()
+
+
+def _toml(value) -> str:
+    """TOML basic strings and arrays share JSON's syntax for the values used here."""
+    return json.dumps(value)
+
+
+def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
+                         settings: ProxySettings = SETTINGS) -> str:
+    hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
+    return f"""# Written by the end-to-end tests for one test session.
+[proxy]
+listen = {_toml(listen)}
+connect_timeout = {settings.connect_timeout}
+header_timeout = {settings.header_timeout}
+client_idle_timeout = {settings.client_idle_timeout}
+tunnel_idle_timeout = {settings.tunnel_idle_timeout}
+max_connections = {settings.max_connections}
+max_header_bytes = {settings.max_header_bytes}
+access_log = "-"
+
+[resolver]
+order = ["hosts", "system"]
+system_nameservers = [{_toml(network.dns_server)}]
+
+[hosts]
+{hosts}
+
+[access]
+connect_ports = {_toml(network.connect_ports)}
+allow_private_upstreams = true
+
+[tls]
+ca_file = {_toml(str(ca_file))}
+"""
+
+
+class IpdirectProxy(ProxyUnderTest):
+    kind = "ipdirect"
+
+    def __init__(self, work_dir: Path, network: Network, ca_file: Path):
+        super().__init__(work_dir)
+        self.network = network
+        self.ca_file = ca_file
+        self.ipv6_port: int | None = None
+        self.config_path = work_dir / "ipdirect.toml"
+        self._starts = 0
+
+    def start(self) -> "IpdirectProxy":
+        binary = ipdirect_binary()
+        if not binary.exists():
+            raise ProcessFailedToStart(f"no ipdirect binary at {binary} (build it or set IPDIRECT_BIN)")
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        last_error = None
+        for _ in range(START_ATTEMPTS):
+            self._starts += 1
+            self.port = free_port()
+            listen = [f"{LOOPBACK}:{self.port}"]
+            self.ipv6_port = free_port("::1") if ipv6_loopback_available() else None
+            if self.ipv6_port is not None:
+                listen.append(f"[::1]:{self.ipv6_port}")
+            self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file))
+            self.process = ManagedProcess(f"ipdirect-{self._starts}",
+                                          [str(binary), "run", "--config", str(self.config_path)], self.work_dir)
+            self.process.start()
+            try:
+                self.process.wait_for_port(LOOPBACK, self.port)
+                if self.ipv6_port is not None:
+                    self.process.wait_for_port("::1", self.ipv6_port)
+                return self
+            except ProcessFailedToStart as error:
+                self.process.stop()
+                last_error = error
+        raise ProcessFailedToStart(f"ipdirect did not start in {START_ATTEMPTS} attempts:\n{last_error}\n"
+                                   f"--- config {self.config_path}:\n{self.config_path.read_text()}")
+
+    def access_log_path(self) -> Path:
+        return self.process.stdout_path

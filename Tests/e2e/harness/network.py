@@ -1,0 +1,61 @@
+"""The names and ports every proxy under test is told about, and URLs built from them.
+
+All names are served by static host entries in the proxy's own configuration (never /etc/hosts), except
+`dns.test`, which only the dnsmasq fixture knows. Every address is on loopback.
+"""
+
+from dataclasses import dataclass, field
+
+from .ports import LOOPBACK
+
+# Loopback addresses with nothing listening on the test ports (all of 127.0.0.0/8 routes to lo on Linux).
+UNUSED_LOOPBACK_ADDRESSES = ("127.0.0.2", "127.0.0.3")
+
+
+@dataclass(frozen=True)
+class Network:
+    nginx_http_port: int
+    nginx_https_port: int
+    upload_port: int
+    counting_port: int
+    closed_port: int          # nothing listens here on any loopback address
+    blackhole_port: int       # a listener whose accept queue is full: connects hang until they time out
+    dns_server: str           # "127.0.0.1:PORT" of dnsmasq
+    static_hosts: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def connect_ports(self) -> list[int]:
+        """Ports CONNECT may reach: the usual 443 and the HTTPS origin; nothing else the tests run."""
+        return [443, self.nginx_https_port]
+
+    def plain_url(self, path: str = "/", name: str = "origin.test") -> str:
+        return f"http://{name}:{self.nginx_http_port}{path}"
+
+    def plain_authority(self, name: str = "origin.test") -> str:
+        return f"{name}:{self.nginx_http_port}"
+
+    def tls_authority(self, name: str) -> str:
+        return f"{name}:{self.nginx_https_port}"
+
+    def counting_url(self, path: str = "/") -> str:
+        return f"http://count.test:{self.counting_port}{path}"
+
+    def upload_url(self, path: str = "/sink") -> str:
+        """The hashing origin directly, without nginx in between."""
+        return f"http://upload.test:{self.upload_port}{path}"
+
+
+def static_hosts_table() -> dict[str, list[str]]:
+    return {
+        "origin.test": [LOOPBACK],
+        "a.test": [LOOPBACK],
+        "b.test": [LOOPBACK],
+        "upload.test": [LOOPBACK],
+        "count.test": [LOOPBACK],
+        "down.test": [LOOPBACK],
+        "blackhole.test": [LOOPBACK],
+        # Both refuse: the error must name every address tried.
+        "all-down.test": list(UNUSED_LOOPBACK_ADDRESSES),
+        # First refuses, second is nginx: the request must still be served.
+        "fallback.test": [UNUSED_LOOPBACK_ADDRESSES[0], LOOPBACK],
+    }

@@ -1,0 +1,41 @@
+"""Requests that are not HTTP, or too large, are refused and the connection closed; the proxy keeps serving."""
+
+import pytest
+
+from harness.ipdirect_proxy import SETTINGS
+from harness.proxy_status import assert_generated_error
+from harness.raw_http import RawConnection, get_request
+
+GARBAGE = b"\x16\x03\x01\x02\x00 this is not HTTP at all\r\n\r\n"
+# Comfortably past max_header_bytes, in one header field.
+OVERSIZED_FIELD_BYTES = SETTINGS.max_header_bytes + 8192
+
+
+@pytest.mark.peers("squid")
+def test_garbage_request_gets_400_and_the_next_client_is_served(proxy, network):
+    with RawConnection(proxy.address) as client:
+        client.send(GARBAGE)
+        response = client.read_response()
+        assert response.status == 400, response.describe()
+        if proxy.kind == "ipdirect":
+            assert_generated_error(response, 400)
+        assert client.closed_by_peer(), "connection left open after a 400"
+    with RawConnection(proxy.address) as next_client:
+        next_client.send(get_request(network.plain_url("/echo"), network.plain_authority()))
+        assert next_client.read_response().status == 200
+
+
+def test_request_head_larger_than_the_limit_gets_431_and_close(proxy, network):
+    padding = "x" * OVERSIZED_FIELD_BYTES
+    with RawConnection(proxy.address) as client:
+        client.send(get_request(network.plain_url("/echo"), network.plain_authority(), f"X-Padding: {padding}\r\n"))
+        response = client.read_response()
+        assert_generated_error(response, 431)
+        assert client.closed_by_peer(), "connection left open after a 431"
+
+
+def test_request_head_within_the_limit_is_served(proxy, network):
+    padding = "x" * (SETTINGS.max_header_bytes // 2)
+    with RawConnection(proxy.address) as client:
+        client.send(get_request(network.plain_url("/echo"), network.plain_authority(), f"X-Padding: {padding}\r\n"))
+        assert client.read_response().status == 200
