@@ -1,10 +1,17 @@
 /// DNS host names as RFC 1123 §2.1 allows them: dot-separated labels of ASCII letters, digits
 /// and hyphens, matched without regard to case (RFC 4343) and without the root's trailing dot.
-enum HostName {
+public enum HostName {
     /// RFC 1035 §2.3.4: 255 octets on the wire is 253 characters of text without a trailing dot.
     static let maximumLength = 253
     /// RFC 1035 §2.3.4.
     static let maximumLabelLength = 63
+
+    /// The form names are looked up by (lower case, no trailing dot), without validating them.
+    public static func normalized(_ name: String) -> String {
+        var name = name.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
 
     /// The lower-case form without a trailing dot, or why `text` is not a host name.
     static func normalize(_ text: String) -> Result<String, ConfigRejection> {

@@ -109,11 +109,12 @@ public enum RequestHeadParser {
             guard codings.chunkedCount == 0 || codings.lastIsChunked else {
                 return .failure(.badRequest("chunked is not the final transfer coding"))
             }
+            // Item 4 is a MUST (400 and close); an unknown coding under a final chunked is only a SHOULD-501 (§6.1).
+            guard codings.lastIsChunked else { return .failure(.badRequest("final transfer coding is not chunked")) }
             guard !codings.hasUnknown else {
                 return .failure(HTTPParseError(status: HTTPParseError.notImplementedStatus,
                                                reason: "unsupported transfer coding"))
             }
-            guard codings.lastIsChunked else { return .failure(.badRequest("final transfer coding is not chunked")) }
             // RFC 9110 §9.3.6: CONNECT has no content; bytes after its head are tunnel data.
             guard line.method != .connect else { return .failure(.badRequest("CONNECT request with a body")) }
             return .success(.chunked)

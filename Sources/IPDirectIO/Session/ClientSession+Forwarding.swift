@@ -204,9 +204,8 @@ extension ClientSession {
 
     func logExchange(_ current: Exchange) {
         guard worker.accessLog.isEnabled else { return }
-        let target = current.host == "-" ? "-" : current.hostPort
         worker.accessLog.append(AccessLogRecord(
-            unixMillis: MonotonicClock.wallMillis(), client: peer, method: current.method, target: target,
+            unixMillis: MonotonicClock.wallMillis(), client: peer, method: current.method, target: current.hostPort,
             upstream: current.upstreamAddress, source: current.source, status: current.status,
             bytesFromClient: current.bytesFromClient, bytesToClient: current.bytesToClient,
             resolveMicros: current.resolveMicros, connectMicros: current.connectMicros,

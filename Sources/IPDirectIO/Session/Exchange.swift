@@ -69,7 +69,8 @@ struct Exchange {
     var bytesToClient: UInt64 = 0
 
     var hostPort: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        if host == "-" { return "-" }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     var poolKey: String { UpstreamPool.key(scheme: scheme, host: host, port: port) }
