@@ -7,7 +7,7 @@ extension ClientSession {
     /// Moves request body bytes to the upstream, pausing the client when the upstream falls behind.
     func pumpRequestBody() {
         guard let upstream, var current = exchange else { return }
-        let moved = pump(&current.requestBody, from: clientInput, to: upstream.output)
+        let moved = pump(&current.requestBody, from: clientInput, to: upstream.bev)
         current.bytesFromClient += moved.bytes
         exchange = current
         if let failure = moved.failure {
@@ -80,7 +80,7 @@ extension ClientSession {
     /// Moves response body bytes to the client, pausing the upstream when the client falls behind.
     func pumpResponseBody() {
         guard let upstream, var current = exchange, current.responseStarted else { return }
-        let moved = pump(&current.responseBody, from: upstream.input, to: clientOutput)
+        let moved = pump(&current.responseBody, from: upstream.input, to: client)
         current.bytesToClient += moved.bytes
         exchange = current
         if let failure = moved.failure {
@@ -94,7 +94,7 @@ extension ClientSession {
         }
     }
 
-    /// Moves what `progress` allows from `source` to `destination` without copying into Swift.
+    /// Moves what `progress` allows from `source` to the `destination` connection.
     private func pump(_ progress: inout BodyProgress, from source: OpaquePointer,
                       to destination: OpaquePointer) -> (bytes: UInt64, failure: HTTPParseError?) {
         var total: UInt64 = 0
@@ -104,19 +104,18 @@ extension ClientSession {
             case .complete:
                 return (total, nil)
             case .untilClose:
-                total += UInt64(available)
-                evbuffer_add_buffer(destination, source)
+                total += UInt64(ByteTransfer.move(from: source, to: destination))
                 return (total, nil)
             case .remaining(let left):
-                let moved = evbuffer_remove_buffer(source, destination, Int(min(left, UInt64(available))))
-                total += UInt64(max(moved, 0))
-                progress = left == UInt64(max(moved, 0)) ? .complete : .remaining(left - UInt64(max(moved, 0)))
+                let moved = UInt64(ByteTransfer.move(from: source, to: destination, limit: Int(min(left, UInt64(available)))))
+                total += moved
+                progress = left == moved ? .complete : .remaining(left - moved)
                 return (total, nil)
             case .chunked(var scanner):
                 guard available > 0 else { return (total, nil) }
                 switch scanner.step {
                 case .passData(let left):
-                    let moved = evbuffer_remove_buffer(source, destination, Int(min(left, UInt64(available))))
+                    let moved = ByteTransfer.move(from: source, to: destination, limit: Int(min(left, UInt64(available))))
                     guard moved > 0 else { return (total, nil) }
                     scanner.didPassData(UInt64(moved))
                     total += UInt64(moved)
@@ -129,12 +128,10 @@ extension ClientSession {
                         progress = .chunked(scanner)
                         return (total, nil)
                     case .consumed(let count):
-                        evbuffer_remove_buffer(source, destination, count)
-                        total += UInt64(count)
+                        total += UInt64(ByteTransfer.move(from: source, to: destination, limit: count))
                         progress = .chunked(scanner)
                     case .finished(let count):
-                        evbuffer_remove_buffer(source, destination, count)
-                        total += UInt64(count)
+                        total += UInt64(ByteTransfer.move(from: source, to: destination, limit: count))
                         progress = .complete
                     case .invalid(let failure):
                         progress = .chunked(scanner)

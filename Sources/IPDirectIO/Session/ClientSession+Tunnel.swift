@@ -20,13 +20,12 @@ extension ClientSession {
     func relay(fromClient: Bool) {
         guard let upstream else { return }
         let source = fromClient ? clientInput : upstream.input
-        let destination = fromClient ? upstream.output : clientOutput
-        let length = evbuffer_get_length(source)
+        let destination = fromClient ? upstream.bev : client
+        let length = ByteTransfer.move(from: source, to: destination)
         guard length > 0 else { return }
         lastActivityMicros = MonotonicClock.nowMicros()
-        evbuffer_add_buffer(destination, source)
         if fromClient { exchange?.bytesFromClient += UInt64(length) } else { exchange?.bytesToClient += UInt64(length) }
-        if evbuffer_get_length(destination) >= ClientSession.outputHighWater {
+        if evbuffer_get_length(bufferevent_get_output(destination)) >= ClientSession.outputHighWater {
             bufferevent_disable(fromClient ? client : upstream.bev, Int16(EV_READ))
         }
     }

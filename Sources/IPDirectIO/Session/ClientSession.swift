@@ -10,6 +10,8 @@ final class ClientSession {
     static let outputHighWater = 512 * 1024
     /// Input read ahead from either socket before reading pauses.
     static let inputHighWater = 256 * 1024
+    /// Largest single read or write; libevent's 16 KiB default costs a syscall per 16 KiB of a bulk transfer.
+    static let maxSingleIO = 128 * 1024
     /// Bytes pulled up at once to parse chunked framing lines.
     static let controlPeekBytes = 8 * 1024
     /// How long a closing connection keeps reading (and discarding) so an early error response is
@@ -80,8 +82,7 @@ final class ClientSession {
     func start() {
         bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        bufferevent_setwatermark(client, Int16(EV_READ), 0, ClientSession.inputHighWater)
-        bufferevent_setwatermark(client, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        ClientSession.configureFlow(client)
         // A client that stops reading our output for this long is gone.
         var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
         bufferevent_set_timeouts(client, nil, &writeTimeout)
@@ -314,8 +315,7 @@ final class ClientSession {
         exchange!.upstreamAddress = connection.address.description
         bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        bufferevent_setwatermark(connection.bev, Int16(EV_READ), 0, ClientSession.inputHighWater)
-        bufferevent_setwatermark(connection.bev, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        ClientSession.configureFlow(connection.bev)
         if current.isConnect {
             bufferevent_set_timeouts(connection.bev, nil, nil)
             bufferevent_enable(connection.bev, Int16(EV_READ | EV_WRITE))
@@ -346,6 +346,14 @@ final class ClientSession {
     }
 
     // MARK: - Helpers
+
+    /// Read and write sizes and the watermarks that drive flow control between the two sides.
+    static func configureFlow(_ bev: OpaquePointer) {
+        bufferevent_setwatermark(bev, Int16(EV_READ), 0, inputHighWater)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), outputHighWater / 2, 0)
+        bufferevent_set_max_single_read(bev, maxSingleIO)
+        bufferevent_set_max_single_write(bev, maxSingleIO)
+    }
 
     func sendToClient(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { _ = evbuffer_add(clientOutput, $0.baseAddress, $0.count) }

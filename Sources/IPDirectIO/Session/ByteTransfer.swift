@@ -1,0 +1,37 @@
+import CEvent
+import Glibc
+
+/// Moves bytes from one connection's input buffer to another connection, without copying them into Swift.
+enum ByteTransfer {
+    /// Moves up to `limit` bytes (all when nil) from `source` to the socket bufferevent `destination`,
+    /// and returns how many left `source`.
+    ///
+    /// When nothing is queued for the destination, the bytes are written to its socket at once and only
+    /// what the socket does not take is queued. Queuing everything would make libevent arm EPOLLOUT, wait a
+    /// loop turn, write and disarm it again: two epoll_ctl calls and an extra wakeup per read, which
+    /// dominated the CPU cost of a bulk transfer.
+    static func move(from source: OpaquePointer, to destination: OpaquePointer, limit: Int? = nil) -> Int {
+        let available = evbuffer_get_length(source)
+        var wanted = min(available, limit ?? available)
+        guard wanted > 0 else { return 0 }
+        var moved = 0
+        let output = bufferevent_get_output(destination)
+        if evbuffer_get_length(output) == 0 {
+            let written = evbuffer_write_atmost(source, bufferevent_getfd(destination), wanted)
+            // On EAGAIN or an error the bytes are queued below; libevent's own write then reports the error.
+            if written > 0 {
+                moved = Int(written)
+                wanted -= moved
+            }
+        }
+        if wanted > 0 {
+            if wanted == evbuffer_get_length(source) {
+                evbuffer_add_buffer(output, source)
+                moved += wanted
+            } else {
+                moved += Int(max(0, evbuffer_remove_buffer(source, output, wanted)))
+            }
+        }
+        return moved
+    }
+}
