@@ -42,6 +42,10 @@ public struct ChunkedBodyScanner: Sendable {
     private let maxTrailerBytes: Int
     private var state = State.sizeLine
 
+    /// A size line is a few bytes; extensions are rare and short in practice.
+    public static let defaultMaxControlBytes = 4096
+    /// Trailers are rare; 16 KiB is half of what a whole head may take.
+    public static let defaultMaxTrailerBytes = 16 * 1024
     /// A chunk size is at most 16 hex digits, which is exactly what fits in UInt64.
     static let maxSizeDigits = 16
     /// Bits per hex digit.
@@ -50,7 +54,7 @@ public struct ChunkedBodyScanner: Sendable {
     /// - Parameters:
     ///   - maxControlBytes: longest chunk-size line, extensions and CRLF included.
     ///   - maxTrailerBytes: longest trailer section, final CRLF included.
-    public init(maxControlBytes: Int = 4096, maxTrailerBytes: Int = 16 * 1024) {
+    public init(maxControlBytes: Int = defaultMaxControlBytes, maxTrailerBytes: Int = defaultMaxTrailerBytes) {
         self.maxControlBytes = maxControlBytes
         self.maxTrailerBytes = maxTrailerBytes
     }
@@ -103,9 +107,9 @@ public struct ChunkedBodyScanner: Sendable {
             case .dataEnd:
                 let available = bytes.count - offset
                 if available >= 1, bytes[offset] != HTTPByte.cr { return fail("missing CRLF after chunk data") }
-                if available < 2 { return offset > 0 ? .consumed(offset) : .incomplete }
+                if available < HTTPByte.crlfLength { return offset > 0 ? .consumed(offset) : .incomplete }
                 guard bytes[offset + 1] == HTTPByte.lf else { return fail("bare CR after chunk data") }
-                offset += 2
+                offset += HTTPByte.crlfLength
                 state = .sizeLine
             case .trailers(let seen):
                 let end = min(bytes.count, offset + maxTrailerBytes - seen)
@@ -182,7 +186,7 @@ public struct ChunkedBodyScanner: Sendable {
             }
             guard index + 1 < end else { return outOfBytes }
             guard bytes[index + 1] == HTTPByte.lf else { return .invalid("bare CR") }
-            return .line(length: index + 2 - start, size: size)
+            return .line(length: index + HTTPByte.crlfLength - start, size: size)
         }
     }
 
@@ -226,7 +230,7 @@ public struct ChunkedBodyScanner: Sendable {
                 guard HTTPByte.isVisible(escaped) || HTTPByte.isWhitespace(escaped) else {
                     return .failure(.invalid("invalid quoted-pair in chunk extension"))
                 }
-                index += 2
+                index += 2  // the backslash and the escaped byte
                 continue
             }
             guard HTTPByte.isVisible(byte) || HTTPByte.isWhitespace(byte) else {
@@ -241,6 +245,20 @@ public struct ChunkedBodyScanner: Sendable {
         var index = start
         while index < end, HTTPByte.isWhitespace(bytes[index]) { index += 1 }
         return index
+    }
+}
+
+extension ChunkedBodyScanner: CustomStringConvertible {
+    /// The scanner's state for session logs, e.g. "data remaining=512".
+    public var description: String {
+        switch state {
+        case .sizeLine: return "size-line"
+        case .data(let remaining): return "data remaining=\(remaining)"
+        case .dataEnd: return "data-end"
+        case .trailers(let seen): return "trailers seen=\(seen)"
+        case .finished: return "finished"
+        case .failed(let error): return "failed \(error)"
+        }
     }
 }
 

@@ -25,8 +25,8 @@ enum HTTPByte {
     static let delete: UInt8 = 0x7F
     /// The bit that separates an upper-case ASCII letter from its lower-case form ('a' - 'A').
     static let asciiCaseBit: UInt8 = 0x20
-    /// First byte of obs-text (RFC 9110 §5.5): bytes from here up are opaque, never ASCII.
-    static let firstNonASCII: UInt8 = 0x80
+    /// Bytes in the CRLF that ends every line (RFC 9112 §2.1).
+    static let crlfLength = 2
 
     /// OWS / BWS whitespace (RFC 9110 §5.6.3).
     @inline(__always)

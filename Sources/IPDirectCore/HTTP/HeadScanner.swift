@@ -82,7 +82,7 @@ enum HeadScanner {
         guard start < end else { return .incomplete }
         if bytes[start] == HTTPByte.cr {
             guard start + 1 < end else { return .incomplete }
-            return bytes[start + 1] == HTTPByte.lf ? .endOfSection(next: start + 2) : .invalid(.bareCR)
+            return bytes[start + 1] == HTTPByte.lf ? .endOfSection(next: start + HTTPByte.crlfLength) : .invalid(.bareCR)
         }
         var index = start
         while index < end, HTTPByte.isTokenChar(bytes[index]) { index += 1 }
@@ -107,7 +107,7 @@ enum HeadScanner {
                 guard index + 1 < end else { return .incomplete }
                 guard bytes[index + 1] == HTTPByte.lf else { return .invalid(.bareCR) }
                 let field = HeaderField(name: start..<nameEnd, value: valueStart..<valueEnd)
-                return .field(field, next: index + 2)
+                return .field(field, next: index + HTTPByte.crlfLength)
             } else {
                 return .invalid(byte == HTTPByte.lf ? .bareLF : .controlCharacterInValue)
             }

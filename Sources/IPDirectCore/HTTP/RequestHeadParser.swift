@@ -20,7 +20,7 @@ public enum RequestHeadParser {
             case .success(let line): requestLine = line
             case .failure(let error): return .invalid(error)
             }
-            fieldsStart = lineEnd + 2
+            fieldsStart = lineEnd + HTTPByte.crlfLength
         case .incomplete:
             return bytes.count > limits.maxHeadBytes ? .invalid(error(.headTooLarge)) : .incomplete
         case .invalid(let failure):
@@ -51,7 +51,7 @@ public enum RequestHeadParser {
         if bytes[0] == HTTPByte.cr {
             guard bytes.count > 1 else { return .incomplete }
             guard bytes[1] == HTTPByte.lf else { return .invalid(error(.bareCR)) }
-            start = 2
+            start = HTTPByte.crlfLength
             guard bytes.count > start else { return .incomplete }
             if bytes[start] == HTTPByte.cr || bytes[start] == HTTPByte.lf {
                 return .invalid(.badRequest("more than one empty line before the request line"))

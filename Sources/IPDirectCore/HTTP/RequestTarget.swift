@@ -105,7 +105,7 @@ extension RequestTarget {
             return .failure(.badRequest("unsupported URI scheme"))
         }
         guard hasAuthority else { return .failure(.badRequest("absolute-form URI without authority")) }
-        let authorityStart = hierarchyStart + 2
+        let authorityStart = hierarchyStart + "//".utf8.count
         var authorityEnd = authorityStart
         while authorityEnd < range.upperBound, bytes[authorityEnd] != HTTPByte.slash,
               bytes[authorityEnd] != HTTPByte.question

@@ -14,7 +14,7 @@ public enum ResponseHeadParser {
             case .success(let line): statusLine = line
             case .failure(let error): return .invalid(error)
             }
-            fieldsStart = lineEnd + 2
+            fieldsStart = lineEnd + HTTPByte.crlfLength
         case .incomplete:
             return bytes.count > limits.maxHeadBytes ? .invalid(badGateway(.headTooLarge)) : .incomplete
         case .invalid(let failure):
