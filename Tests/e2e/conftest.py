@@ -130,7 +130,7 @@ def network(nginx_origin, upload_origin, counting_origin_server, blackhole_liste
 
 # The proxy under test ---------------------------------------------------------------------------------------
 class ProxyRunner:
-    """Keeps one proxy for the session; restarts it if a test killed it, but never retries a failed start."""
+    """Keeps one proxy for the whole run; restarts it if a test killed it, but never retries a failed start."""
 
     def __init__(self, factory):
         self._factory = factory
@@ -140,7 +140,7 @@ class ProxyRunner:
     def running_proxy(self) -> ProxyUnderTest:
         if self._start_error is not None:
             summary = " ".join(str(self._start_error).splitlines()[:2])
-            pytest.fail(f"{PROXY_KIND} failed to start earlier in this session ({summary}); "
+            pytest.fail(f"{PROXY_KIND} failed to start earlier in this run ({summary}); "
                         f"the first test that needed it shows the whole output", pytrace=False)
         if self.proxy is None or not self.proxy.is_running():
             if self.proxy is not None:

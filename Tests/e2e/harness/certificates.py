@@ -1,4 +1,4 @@
-"""A test CA and the server certificates the origins present, minted fresh for every test session."""
+"""A test CA and the server certificates the origins present, minted fresh for every test run."""
 
 import datetime
 from dataclasses import dataclass
@@ -16,7 +16,7 @@ VIRTUAL_HOST_NAMES = ("a.test", "b.test")
 DEFAULT_HOST_NAME = "default.test"
 # Name on the certificate that is deliberately wrong for whichever host presents it.
 WRONG_HOST_NAME = "wrong.test"
-# A lifetime long enough to outlast any test session.
+# A lifetime long enough to outlast any test run.
 VALIDITY = datetime.timedelta(days=7)
 
 

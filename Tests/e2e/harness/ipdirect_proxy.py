@@ -44,7 +44,7 @@ def _toml(value) -> str:
 def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
                          settings: ProxySettings = SETTINGS) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
-    return f"""# Written by the end-to-end tests for one test session.
+    return f"""# Written by the end-to-end tests for one test run.
 [proxy]
 listen = {_toml(listen)}
 connect_timeout = {settings.connect_timeout}

@@ -34,6 +34,7 @@ class UploadOrigin:
     def __init__(self, host: str = LOOPBACK):
         origin = self
         self.received: list[ReceivedBody] = []
+        self.errors: list[str] = []  # bodies that broke off or were malformed
         self._lock = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
@@ -57,7 +58,12 @@ class UploadOrigin:
                         framing = "content-length"
                         length = _read_exactly(self.rfile, int(self.headers.get("Content-Length", "0")), digest)
                 except (MalformedChunkedBody, ValueError, ConnectionError) as error:
-                    self.send_error(400, str(error))
+                    with origin._lock:
+                        origin.errors.append(f"{self.path}: {error}")
+                    try:
+                        self.send_error(400, str(error))
+                    except OSError:
+                        pass  # the sender is gone; the error is recorded
                     return
                 record = ReceivedBody(self.path, framing, length, digest.hexdigest())
                 with origin._lock:
