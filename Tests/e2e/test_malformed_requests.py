@@ -1,5 +1,7 @@
 """Requests that are not HTTP, or too large, are refused and the connection closed; the proxy keeps serving."""
 
+import time
+
 import pytest
 
 from harness.ipdirect_proxy import SETTINGS
@@ -39,3 +41,29 @@ def test_request_head_within_the_limit_is_served(proxy, network):
     with RawConnection(proxy.address) as client:
         client.send(get_request(network.plain_url("/echo"), network.plain_authority(), f"X-Padding: {padding}\r\n"))
         assert client.read_response().status == 200
+
+
+# Pause between single bytes of a trickled head; 1 ms keeps the test under a second.
+TRICKLE_PAUSE_SECONDS = 0.001
+
+
+@pytest.mark.peers("squid")
+def test_request_head_trickled_one_byte_at_a_time_is_served(proxy, network):
+    request = get_request(network.plain_url("/echo"), network.plain_authority(), "X-Trickle: slow\r\n")
+    with RawConnection(proxy.address) as client:
+        for index in range(len(request)):
+            client.send(request[index:index + 1])
+            time.sleep(TRICKLE_PAUSE_SECONDS)
+        response = client.read_response()
+        assert response.status == 200, response.describe()
+        assert f"host={network.plain_authority()}" in response.text
+
+
+def test_bare_lf_head_trickled_one_byte_at_a_time_still_gets_400(proxy, network):
+    request = f"GET {network.plain_url('/echo')} HTTP/1.1\nHost: {network.plain_authority()}\n\n".encode()
+    with RawConnection(proxy.address) as client:
+        for index in range(len(request)):
+            client.send(request[index:index + 1])
+            time.sleep(TRICKLE_PAUSE_SECONDS)
+        assert_generated_error(client.read_response(), 400)
+        assert client.closed_by_peer(), "connection left open after a 400"

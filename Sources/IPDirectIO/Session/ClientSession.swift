@@ -65,6 +65,9 @@ final class ClientSession {
     var upstreamReadClosed = false
     var upstreamWriteShut = false
     private var parsingInput = false
+    /// Bytes of the buffered head already known to hold no line feed: the parser only runs once a new line
+    /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
+    private var headBytesWithoutNewline = 0
 
     init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
         self.worker = worker
@@ -164,6 +167,10 @@ final class ClientSession {
                 setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
             }
             let peek = min(length, settings.maxHeaderBytes + 1)
+            guard hasNewLine(within: peek) || peek > settings.maxHeaderBytes else {
+                if clientReadClosed { close() }
+                return
+            }
             guard let start = evbuffer_pullup(clientInput, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             switch RequestHeadParser.parse(bytes, limits: worker.headLimits) {
@@ -179,8 +186,19 @@ final class ClientSession {
         }
     }
 
+    private func hasNewLine(within count: Int) -> Bool {
+        guard count > headBytesWithoutNewline else { return false }
+        var from = evbuffer_ptr()
+        guard evbuffer_ptr_set(clientInput, &from, headBytesWithoutNewline, EVBUFFER_PTR_SET) == 0 else { return true }
+        let found = evbuffer_search_range(clientInput, "\n", 1, &from, nil)
+        if found.pos >= 0 && found.pos < count { return true }
+        headBytesWithoutNewline = count
+        return false
+    }
+
     private func begin(_ head: RequestHead, bytes: UnsafeRawBufferPointer) {
         cancelIdleLimit()
+        headBytesWithoutNewline = 0
         let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
         let now = MonotonicClock.nowMicros()
         switch head.target {
