@@ -13,6 +13,8 @@ final class Worker {
     let resolver: ResolverChain
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
+    /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
+    let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
     private let systemResolver: SystemResolver?
     private var listeners: [OpaquePointer] = []
@@ -54,6 +56,7 @@ final class Worker {
     deinit {
         for listener in listeners { evconnlistener_free(listener) }
         if let wakeEvent { event_free(wakeEvent) }
+        evbuffer_free(staging)
         Glibc.close(wakePipe.read)
         Glibc.close(wakePipe.write)
     }

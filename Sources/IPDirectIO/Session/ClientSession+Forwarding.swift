@@ -7,9 +7,13 @@ extension ClientSession {
     /// Moves request body bytes to the upstream, pausing the client when the upstream falls behind.
     func pumpRequestBody() {
         guard let upstream, var current = exchange else { return }
-        let moved = pump(&current.requestBody, from: clientInput, to: upstream.bev)
+        let moved = pump(&current.requestBody, from: clientInput, to: upstream.bev, after: &pendingUpstreamHead)
         current.bytesFromClient += moved.bytes
         exchange = current
+        if !pendingUpstreamHead.isEmpty {
+            ByteTransfer.send(pendingUpstreamHead, to: upstream.bev)
+            pendingUpstreamHead = []
+        }
         if let failure = moved.failure {
             return failInvalidBody(failure, fromClient: true)
         }
@@ -73,16 +77,21 @@ extension ClientSession {
         current.upstreamKeepAlive = head.keepAlive && head.framing != .untilClose
         current.closeClientAfter = close
         current.responseBody = BodyProgress(head.framing)
+        current.bytesToClient += UInt64(rewritten.count)
         exchange = current
-        sendToClient(rewritten)
+        pendingClientHead = rewritten
     }
 
     /// Moves response body bytes to the client, pausing the upstream when the client falls behind.
     func pumpResponseBody() {
         guard let upstream, var current = exchange, current.responseStarted else { return }
-        let moved = pump(&current.responseBody, from: upstream.input, to: client)
+        let moved = pump(&current.responseBody, from: upstream.input, to: client, after: &pendingClientHead)
         current.bytesToClient += moved.bytes
         exchange = current
+        if !pendingClientHead.isEmpty {
+            ByteTransfer.send(pendingClientHead, to: client)
+            pendingClientHead = []
+        }
         if let failure = moved.failure {
             return failInvalidBody(failure, fromClient: false)
         }
@@ -95,8 +104,12 @@ extension ClientSession {
     }
 
     /// Moves what `progress` allows from `source` to the `destination` connection.
-    private func pump(_ progress: inout BodyProgress, from source: OpaquePointer,
-                      to destination: OpaquePointer) -> (bytes: UInt64, failure: HTTPParseError?) {
+    /// `head`, when not empty, is sent in the same write as the first bytes moved.
+    private func pump(_ progress: inout BodyProgress, from source: OpaquePointer, to destination: OpaquePointer,
+                      after head: inout [UInt8]) -> (bytes: UInt64, failure: HTTPParseError?) {
+        func move(limit: Int? = nil) -> Int {
+            ByteTransfer.move(from: source, to: destination, limit: limit, after: &head, staging: worker.staging)
+        }
         var total: UInt64 = 0
         while true {
             let available = evbuffer_get_length(source)
@@ -104,10 +117,10 @@ extension ClientSession {
             case .complete:
                 return (total, nil)
             case .untilClose:
-                total += UInt64(ByteTransfer.move(from: source, to: destination))
+                total += UInt64(move())
                 return (total, nil)
             case .remaining(let left):
-                let moved = UInt64(ByteTransfer.move(from: source, to: destination, limit: Int(min(left, UInt64(available)))))
+                let moved = UInt64(move(limit: Int(min(left, UInt64(available)))))
                 total += moved
                 progress = left == moved ? .complete : .remaining(left - moved)
                 return (total, nil)
@@ -115,7 +128,7 @@ extension ClientSession {
                 guard available > 0 else { return (total, nil) }
                 switch scanner.step {
                 case .passData(let left):
-                    let moved = ByteTransfer.move(from: source, to: destination, limit: Int(min(left, UInt64(available))))
+                    let moved = move(limit: Int(min(left, UInt64(available))))
                     guard moved > 0 else { return (total, nil) }
                     scanner.didPassData(UInt64(moved))
                     total += UInt64(moved)
@@ -128,10 +141,10 @@ extension ClientSession {
                         progress = .chunked(scanner)
                         return (total, nil)
                     case .consumed(let count):
-                        total += UInt64(ByteTransfer.move(from: source, to: destination, limit: count))
+                        total += UInt64(move(limit: count))
                         progress = .chunked(scanner)
                     case .finished(let count):
-                        total += UInt64(ByteTransfer.move(from: source, to: destination, limit: count))
+                        total += UInt64(move(limit: count))
                         progress = .complete
                     case .invalid(let failure):
                         progress = .chunked(scanner)
@@ -169,7 +182,7 @@ extension ClientSession {
             return beginClosing()
         }
         state = .readingHead
-        bufferevent_enable(client, Int16(EV_READ))
+        ClientSession.resumeReading(client)
         setIdleLimit(millis: settings.clientIdleTimeoutMs, reason: "client_idle_timeout")
         parseClientInput()
     }

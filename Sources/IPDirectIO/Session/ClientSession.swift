@@ -65,6 +65,9 @@ final class ClientSession {
     var upstreamReadClosed = false
     var upstreamWriteShut = false
     private var parsingInput = false
+    /// Heads built by the proxy that leave together with the first body bytes behind them.
+    var pendingUpstreamHead: [UInt8] = []
+    var pendingClientHead: [UInt8] = []
     /// Bytes of the buffered head already known to hold no line feed: the parser only runs once a new line
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     private var headBytesWithoutNewline = 0
@@ -89,7 +92,8 @@ final class ClientSession {
         // A client that stops reading our output for this long is gone.
         var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
         bufferevent_set_timeouts(client, nil, &writeTimeout)
-        bufferevent_enable(client, Int16(EV_READ | EV_WRITE))
+        // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
+        bufferevent_enable(client, Int16(EV_READ))
         setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
     }
 
@@ -118,10 +122,10 @@ final class ClientSession {
         if bev == client {
             switch state {
             case .forwarding:
-                if let upstream, !upstreamReadClosed { bufferevent_enable(upstream.bev, Int16(EV_READ)) }
+                if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
                 if exchange?.responseStarted == true { pumpResponseBody() }
             case .tunneling:
-                if let upstream, !upstreamReadClosed { bufferevent_enable(upstream.bev, Int16(EV_READ)) }
+                if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
                 finishHalfClose()
             case .closing:
                 if evbuffer_get_length(clientOutput) == 0 { lingerThenClose() }
@@ -130,10 +134,10 @@ final class ClientSession {
         } else {
             switch state {
             case .forwarding:
-                if !clientReadClosed { bufferevent_enable(client, Int16(EV_READ)) }
+                if !clientReadClosed { ClientSession.resumeReading(client) }
                 pumpRequestBody()
             case .tunneling:
-                if !clientReadClosed { bufferevent_enable(client, Int16(EV_READ)) }
+                if !clientReadClosed { ClientSession.resumeReading(client) }
                 finishHalfClose()
             default: break
             }
@@ -336,7 +340,7 @@ final class ClientSession {
         ClientSession.configureFlow(connection.bev)
         if current.isConnect {
             bufferevent_set_timeouts(connection.bev, nil, nil)
-            bufferevent_enable(connection.bev, Int16(EV_READ | EV_WRITE))
+            bufferevent_enable(connection.bev, Int16(EV_READ))
             let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
             sendToClient(established)
             exchange!.status = 200
@@ -344,9 +348,9 @@ final class ClientSession {
         } else {
             var timeout = timeval(tv_sec: settings.responseTimeoutMs / 1000, tv_usec: settings.responseTimeoutMs % 1000 * 1000)
             bufferevent_set_timeouts(connection.bev, &timeout, nil)
-            bufferevent_enable(connection.bev, Int16(EV_READ | EV_WRITE))
+            bufferevent_enable(connection.bev, Int16(EV_READ))
             state = .forwarding
-            current.upstreamHead.withUnsafeBytes { _ = evbuffer_add(connection.output, $0.baseAddress, $0.count) }
+            pendingUpstreamHead = current.upstreamHead
             pumpRequestBody()
         }
     }
@@ -365,6 +369,13 @@ final class ClientSession {
 
     // MARK: - Helpers
 
+    /// Re-enables reading paused for flow control; a no-op (no event_add) when it was not paused.
+    static func resumeReading(_ bev: OpaquePointer) {
+        if bufferevent_get_enabled(bev) & Int16(EV_READ) == 0 {
+            bufferevent_enable(bev, Int16(EV_READ))
+        }
+    }
+
     /// Read and write sizes and the watermarks that drive flow control between the two sides.
     static func configureFlow(_ bev: OpaquePointer) {
         bufferevent_setwatermark(bev, Int16(EV_READ), 0, inputHighWater)
@@ -374,7 +385,7 @@ final class ClientSession {
     }
 
     func sendToClient(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { _ = evbuffer_add(clientOutput, $0.baseAddress, $0.count) }
+        ByteTransfer.send(bytes, to: client)
         exchange?.bytesToClient += UInt64(bytes.count)
     }
 

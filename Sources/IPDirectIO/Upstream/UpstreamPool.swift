@@ -25,8 +25,7 @@ final class UpstreamPool {
             if idle[key]?.isEmpty == true { idle[key] = nil }
             connection.parkedIn = nil
             if connection.looksReusable {
-                bufferevent_disable(connection.bev, Int16(EV_READ))
-                bufferevent_set_timeouts(connection.bev, nil, nil)
+                // Reading stays enabled; the new owner replaces the callbacks and the timeout.
                 return connection
             }
             connection.close()
