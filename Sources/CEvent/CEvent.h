@@ -50,6 +50,12 @@ static inline long ipd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
 }
 static inline void ipd_OPENSSL_free(void *p) { OPENSSL_free(p); }
 
+/* splice(2) is declared only under _GNU_SOURCE, which this header must not define (see above). */
+extern ssize_t splice(int fd_in, long long *off_in, int fd_out, long long *off_out, size_t len, unsigned int flags);
+static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int flags) {
+    return splice(from, NULL, to, NULL, length, flags);
+}
+
 /* Shared counters between worker threads (connection limit, metrics). */
 static inline long ipd_atomic_add(long *counter, long delta) {
     return __atomic_add_fetch(counter, delta, __ATOMIC_RELAXED);

@@ -12,6 +12,7 @@ import requests
 from harness.blackhole_listener import BlackholeListener
 from harness.certificates import OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
+from harness.digest_origin import DigestOrigin
 from harness.dns_server import DnsServer, start_dns_server
 from harness.ipdirect_proxy import IpdirectProxy, ipdirect_binary
 from harness.network import Network, static_hosts_table
@@ -93,6 +94,13 @@ def counting_origin_server():
     origin.stop()
 
 
+@pytest.fixture(scope="session")
+def digest_origin():
+    origin = DigestOrigin().start()
+    yield origin
+    origin.stop()
+
+
 @pytest.fixture
 def counting_origin(counting_origin_server) -> CountingOrigin:
     """The counting origin with its counts cleared for this test."""
@@ -115,7 +123,8 @@ def dns_server(tmp_path_factory) -> DnsServer:
 
 
 @pytest.fixture(scope="session")
-def network(nginx_origin, upload_origin, counting_origin_server, blackhole_listener, dns_server) -> Network:
+def network(nginx_origin, upload_origin, counting_origin_server, blackhole_listener, dns_server,
+            digest_origin) -> Network:
     return Network(
         nginx_http_port=nginx_origin.http_port,
         nginx_https_port=nginx_origin.https_port,
@@ -123,6 +132,7 @@ def network(nginx_origin, upload_origin, counting_origin_server, blackhole_liste
         counting_port=counting_origin_server.port,
         closed_port=free_port(),
         blackhole_port=blackhole_listener.port,
+        digest_port=digest_origin.port,
         dns_server=dns_server.address,
         static_hosts=static_hosts_table(),
     )

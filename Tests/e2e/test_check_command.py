@@ -13,7 +13,7 @@ COMMAND_TIMEOUT_SECONDS = 30
 # Ports written into the checked configs; nothing is started on them.
 EXAMPLE_LISTEN = "127.0.0.1:3128"
 EXAMPLE_NETWORK = Network(nginx_http_port=8080, nginx_https_port=8443, upload_port=8081, counting_port=8082,
-                          closed_port=8083, blackhole_port=8084, dns_server="127.0.0.1:5353",
+                          closed_port=8083, blackhole_port=8084, digest_port=8085, dns_server="127.0.0.1:5353",
                           static_hosts={"a.test": ["127.0.0.1"]})
 
 # (line of the valid config, replacement that makes it wrong) — one problem per config.
@@ -22,7 +22,7 @@ SINGLE_PROBLEMS = {
     "listen-port-out-of-range": (f'listen = ["{EXAMPLE_LISTEN}"]', 'listen = ["127.0.0.1:99999"]'),
     "unknown-resolver-in-order": ('order = ["hosts", "system"]', 'order = ["hosts", "carrier-pigeon"]'),
     "hosts-entry-that-is-not-an-address": ('"a.test" = ["127.0.0.1"]', '"a.test" = ["not-an-address"]'),
-    "connect-port-out-of-range": ("connect_ports = [443, 8443]", "connect_ports = [443, 70000]"),
+    "connect-port-out-of-range": ("connect_ports = [443, 8443, 8085]", "connect_ports = [443, 70000]"),
     "nameserver-that-is-not-an-address": ('system_nameservers = ["127.0.0.1:5353"]',
                                           'system_nameservers = ["nameserver.invalid"]'),
     "misspelled-key": ("max_header_bytes = 32768", "max_header_bytez = 32768"),

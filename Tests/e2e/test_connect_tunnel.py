@@ -1,12 +1,17 @@
 """CONNECT tunnels (RFC 9110 §9.3.6): the client's own TLS, with its SNI, reaches the right virtual host."""
 
+import hashlib
+import os
+import re
 import shutil
+import socket
 import ssl
 import subprocess
 
 import pytest
 
 from harness.proxy_status import assert_generated_error
+from harness.digest_origin import reply_payload
 from harness.raw_http import RawConnection
 
 CURL_TIMEOUT_SECONDS = 20
@@ -64,3 +69,30 @@ def test_connect_to_a_port_not_allowed_gets_403_and_reaches_nothing(proxy, netwo
         proxy.wait_for_access_log("CONNECT", authority, "403")
     counting_origin.settle(0.5)
     assert counting_origin.connection_count == 0, counting_origin.received()
+
+
+# Bytes sent up the tunnel before the client half-closes; the origin sends as many back.
+TUNNEL_PAYLOAD_BYTES = 8 * 1024 * 1024
+TUNNEL_READ_SECONDS = 30
+
+
+def test_tunnel_carries_bulk_bytes_both_ways_and_passes_a_half_close_on(proxy, network):
+    authority = f"origin.test:{network.digest_port}"
+    payload = os.urandom(TUNNEL_PAYLOAD_BYTES)
+    with RawConnection(proxy.address, timeout=TUNNEL_READ_SECONDS) as client:
+        client.send(connect_request(authority))
+        established = client.read_response("CONNECT")
+        assert established.status == 200, established.describe()
+        client.sock.sendall(payload)
+        # The origin answers only after our FIN reached it through the proxy.
+        client.sock.shutdown(socket.SHUT_WR)
+        received = client.take_buffered()
+        while block := client.sock.recv(65536):
+            received += block
+    summary, _, echoed = received.partition(b"\n")
+    assert summary.decode() == f"{len(payload)} {hashlib.sha256(payload).hexdigest()}"
+    assert echoed == reply_payload(len(payload)), f"{len(echoed)} bytes came back, expected {len(payload)}"
+    if proxy.kind == "ipdirect":
+        line = proxy.wait_for_access_log("CONNECT", authority, "status=200")
+        assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= len(payload), line
+        assert int(re.search(r"bytes_out=(\d+)", line).group(1)) >= len(payload), line

@@ -303,6 +303,7 @@ extension ClientSession {
     /// Frees both connections now; idempotent.
     func close() {
         guard state != .closed else { return }
+        collectSpliceCounts()
         if let current = exchange { logExchange(current) }
         exchange = nil
         state = .closed

@@ -15,6 +15,35 @@ extension ClientSession {
         // Bytes that arrived early (a TLS ClientHello right behind CONNECT) go through at once.
         relay(fromClient: true)
         relay(fromClient: false)
+        switchToSplice()
+    }
+
+    /// Hands the sockets to a `SpliceTunnel` once nothing is left in the bufferevents' own buffers, so
+    /// bulk bytes no longer pass through user space. Otherwise the buffer relay below carries on.
+    private func switchToSplice() {
+        guard let upstream, !clientReadClosed, !upstreamReadClosed,
+              evbuffer_get_length(clientInput) == 0, evbuffer_get_length(upstream.input) == 0,
+              evbuffer_get_length(clientOutput) == 0, evbuffer_get_length(upstream.output) == 0,
+              let tunnel = SpliceTunnel(base: worker.base, client: bufferevent_getfd(client), upstream: upstream.fd)
+        else { return }
+        bufferevent_disable(client, Int16(EV_READ | EV_WRITE))
+        bufferevent_disable(upstream.bev, Int16(EV_READ | EV_WRITE))
+        tunnel.onActivity = { [unowned self] in lastActivityMicros = MonotonicClock.nowMicros() }
+        tunnel.onFinish = { [unowned self] reason in
+            if let reason { exchange?.note = "tunnel \(reason)" }
+            close()
+        }
+        splice = tunnel
+        tunnel.start()
+    }
+
+    /// Adds what the splice relay moved to the exchange's byte counts, once.
+    func collectSpliceCounts() {
+        guard let tunnel = splice else { return }
+        exchange?.bytesFromClient += tunnel.bytesToUpstream
+        exchange?.bytesToClient += tunnel.bytesToClient
+        tunnel.close()
+        splice = nil
     }
 
     func relay(fromClient: Bool) {

@@ -56,6 +56,8 @@ final class ClientSession {
     var upstream: UpstreamConnection?
     var lookup: ResolveHandle?
     var connector: Connector?
+    /// The kernel-side relay of an established tunnel, when one is running.
+    var splice: SpliceTunnel?
     let timer: Timer
     var idleLimitMicros: Int64 = 0
     var lastActivityMicros: Int64 = 0

@@ -20,13 +20,14 @@ class Network:
     counting_port: int
     closed_port: int          # nothing listens here on any loopback address
     blackhole_port: int       # a listener whose accept queue is full: connects hang until they time out
+    digest_port: int          # answers a tunnel with the size and sha256 of what it got, after a half-close
     dns_server: str           # "127.0.0.1:PORT" of dnsmasq
     static_hosts: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def connect_ports(self) -> list[int]:
-        """Ports CONNECT may reach: the usual 443 and the HTTPS origin; nothing else the tests run."""
-        return [443, self.nginx_https_port]
+        """Ports CONNECT may reach: the usual 443, the HTTPS origin and the digest origin; nothing else."""
+        return [443, self.nginx_https_port, self.digest_port]
 
     def plain_url(self, path: str = "/", name: str = "origin.test") -> str:
         return f"http://{name}:{self.nginx_http_port}{path}"
