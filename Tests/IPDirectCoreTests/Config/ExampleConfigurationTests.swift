@@ -2,7 +2,7 @@ import Glibc
 import Testing
 @testable import IPDirectCore
 
-/// config/ipdirect.toml and docs/configuration.md stay in step with the schema.
+/// config/ipdirect.toml and the README's configuration reference stay in step with the schema.
 @Suite struct ExampleConfigurationTests {
     /// The package root, four levels above this file (Tests/IPDirectCoreTests/Config/<file>).
     static let packageRoot: String = {
@@ -61,12 +61,12 @@ import Testing
     }
 
     @Test func referenceDocumentsEveryKeyAndSection() throws {
-        let text = try #require(Self.read("docs/configuration.md"))
+        let text = try #require(Self.read("README.md"))
         for (section, key) in Self.schemaKeys {
-            #expect(text.contains("| `\(key)` |"), "docs/configuration.md has no row for [\(section)] \(key)")
+            #expect(text.contains("| `\(key)` |"), "README.md has no row for [\(section)] \(key)")
         }
         for section in Config.sections.map(\.name) {
-            #expect(text.contains("### `[\(section)]`"), "docs/configuration.md has no heading for [\(section)]")
+            #expect(text.contains("### `[\(section)]`"), "README.md has no heading for [\(section)]")
         }
     }
 }
