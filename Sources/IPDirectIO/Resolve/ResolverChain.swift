@@ -4,6 +4,8 @@ import IPDirectCore
 /// A lookup that can be abandoned: once cancelled, its completion is never called.
 protocol ResolveHandle: AnyObject {
     func cancel()
+    /// True once the completion has run (possibly before the handle was returned).
+    var isFinished: Bool { get }
 }
 
 /// Runs the sources of `[resolver] order` for one name until one answers.

@@ -52,7 +52,8 @@ final class SystemLookup: ResolveHandle {
     let host: String
     var completion: ((Result<[IPAddress], ResolveFailure>) -> Void)?
     var pending: OpaquePointer?
-    private var finished = false
+    private(set) var finished = false
+    var isFinished: Bool { finished }
 
     init(host: String, completion: @escaping (Result<[IPAddress], ResolveFailure>) -> Void) {
         self.host = host

@@ -13,6 +13,7 @@ public final class Server {
         Logger.threshold = config.proxy.logLevel
         // A client that vanishes mid-write must surface as EPIPE on that connection, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
+        Server.raiseDescriptorLimit(for: config.proxy.maxConnections)
         var sockets: [ListeningSocket] = []
         for address in config.proxy.listen {
             sockets.append(try ListeningSocket(address: address))
@@ -60,5 +61,23 @@ public final class Server {
         for thread in threads { pthread_join(thread, nil) }
         Logger.info("event=stopped")
         return 0
+    }
+
+    /// Descriptors one client connection may hold: client socket, upstream socket, two splice pipes.
+    static let descriptorsPerConnection = 6
+
+    /// Raises the soft descriptor limit to the hard one, and says so when even that is below what
+    /// `max_connections` can use (the accept loop then pauses on EMFILE rather than failing).
+    static func raiseDescriptorLimit(for maxConnections: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let needed = UInt64(maxConnections * descriptorsPerConnection)
+        if UInt64(limit.rlim_cur) < needed {
+            Logger.warning("event=descriptor_limit_low nofile=\(limit.rlim_cur) max_connections=\(maxConnections) needs=\(needed)")
+        }
     }
 }

@@ -21,6 +21,10 @@ final class Worker {
     private var sessions: [ObjectIdentifier: ClientSession] = [:]
     private var nextSessionNumber: UInt64 = 0
     private var wakeEvent: OpaquePointer?
+    /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
+    private var acceptRetry: Timer?
+    /// How long accepting pauses after such a failure, instead of spinning on it.
+    static let acceptRetryMillis = 500
     private let wakePipe: (read: Int32, write: Int32)
 
     init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate) throws(StartupError) {
@@ -47,6 +51,7 @@ final class Worker {
             guard let listener = evconnlistener_new(base.raw, Worker.accepted, context, flags, 0, socket.fd) else {
                 throw StartupError("cannot watch listener \(socket.address)")
             }
+            evconnlistener_set_error_cb(listener, Worker.acceptFailed)
             listeners.append(listener)
         }
         wakeEvent = event_new(base.raw, wakePipe.read, Int16(EV_READ), Worker.woken, context)
@@ -82,6 +87,24 @@ final class Worker {
 
     private static let accepted: evconnlistener_cb = { _, fd, address, _, context in
         Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue().accept(fd: fd, address: address)
+    }
+
+    private static let acceptFailed: evconnlistener_errorcb = { listener, context in
+        Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue().acceptDidFail()
+    }
+
+    /// EMFILE/ENFILE/ENOMEM leave the connection queued, so the listener would fire again at once:
+    /// pause all listeners of this loop briefly.
+    private func acceptDidFail() {
+        let reason = String(cString: strerror(errno))
+        Logger.error("worker=\(index) event=accept_failed reason=\"\(reason)\" pause_ms=\(Worker.acceptRetryMillis)")
+        for listener in listeners { evconnlistener_disable(listener) }
+        let retry = acceptRetry ?? Timer(base: base)
+        retry.action = { [unowned self] in
+            for listener in listeners { evconnlistener_enable(listener) }
+        }
+        acceptRetry = retry
+        retry.schedule(afterMillis: Worker.acceptRetryMillis)
     }
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {

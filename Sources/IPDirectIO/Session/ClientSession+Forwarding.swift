@@ -17,9 +17,29 @@ extension ClientSession {
         if let failure = moved.failure {
             return failInvalidBody(failure, fromClient: true)
         }
+        if current.requestBody.isComplete {
+            armResponseTimeout()
+        } else {
+            if moved.bytes > 0 { lastActivityMicros = MonotonicClock.nowMicros() }
+            if clientReadClosed && evbuffer_get_length(clientInput) == 0 {
+                exchange?.note = "client closed before sending the whole request body"
+                return close()
+            }
+        }
         if evbuffer_get_length(upstream.output) >= ClientSession.outputHighWater {
             bufferevent_disable(client, Int16(EV_READ))
         }
+    }
+
+    /// The response timeout runs only once the whole request is on its way: a slow upload is the
+    /// client's pace (bounded by `client_idle_timeout`), not a silent server.
+    private func armResponseTimeout() {
+        guard let upstream, exchange?.responseTimeoutArmed == false else { return }
+        exchange?.responseTimeoutArmed = true
+        cancelIdleLimit()
+        let millis = settings.responseTimeoutMs
+        var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+        bufferevent_set_timeouts(upstream.bev, &timeout, nil)
     }
 
     /// Reads interim and final response heads from the upstream and forwards them rewritten.
@@ -63,9 +83,18 @@ extension ClientSession {
         }
         if head.status < 200 {
             // Interim responses (100 Continue, 103 Early Hints) pass through; the final one follows.
+            current.interimResponses += 1
+            exchange = current
+            guard current.interimResponses <= ClientSession.maxInterimResponses else {
+                return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                                details: "\(upstream.address) sent more than \(ClientSession.maxInterimResponses) interim responses"))
+            }
             let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: false)
             evbuffer_drain(upstream.input, head.headLength)
             sendToClient(rewritten)
+            if evbuffer_get_length(clientOutput) >= ClientSession.outputHighWater {
+                bufferevent_disable(upstream.bev, Int16(EV_READ))
+            }
             return
         }
         let close = !current.keepAlive || !head.keepAlive || head.framing == .untilClose
@@ -182,7 +211,7 @@ extension ClientSession {
             return beginClosing()
         }
         state = .readingHead
-        ClientSession.resumeReading(client)
+        if !clientReadClosed { ClientSession.resumeReading(client) }
         setIdleLimit(millis: settings.clientIdleTimeoutMs, reason: "client_idle_timeout")
         parseClientInput()
     }
@@ -226,23 +255,26 @@ extension ClientSession {
 
     func clientDidClose(eof: Bool, reason: String) {
         clientReadClosed = true
+        guard eof else {
+            exchange?.note = exchange?.note.isEmpty == false ? exchange!.note : "client \(reason) during \(state)"
+            return close()
+        }
+        // A half-close ends the client's requests, not its interest in the answers: what is queued or
+        // still to come is delivered before the connection closes.
         switch state {
-        case .forwarding where eof && exchange?.requestBody.isComplete == true:
-            // A client may half-close after its requests; the responses are still delivered.
+        case .resolving, .connecting:
             break
-        case .resolving where eof && exchange?.requestHadBody == false,
-             .connecting where eof && exchange?.requestHadBody == false:
-            break
-        case .tunneling where eof:
+        case .forwarding:
+            pumpRequestBody()
+        case .tunneling:
             relay(fromClient: true)
             finishHalfClose()
-        case .readingHead where exchange == nil && evbuffer_get_length(clientInput) == 0:
-            close()
+        case .readingHead:
+            if exchange == nil && evbuffer_get_length(clientInput) == 0 { beginClosing() } else { parseClientInput() }
         case .closing:
-            close()
-        default:
-            exchange?.note = exchange?.note.isEmpty == false ? exchange!.note : "client \(reason) during \(state)"
-            close()
+            if evbuffer_get_length(clientOutput) == 0 { close() }
+        case .closed:
+            break
         }
     }
 
@@ -256,7 +288,8 @@ extension ClientSession {
         case .forwarding:
             guard let current = exchange else { return close() }
             if !current.responseStarted {
-                if eof && retryOnFreshConnection() { return }
+                // A pooled connection the server dropped (FIN or RST) just as it was reused.
+                if !timeout && retryOnFreshConnection() { return }
                 if timeout {
                     return respond(with: ProxyError(status: 504, kind: .httpResponseTimeout,
                                                     details: "no response from \(upstream.address) within \(settings.responseTimeoutMs / 1000) s"))

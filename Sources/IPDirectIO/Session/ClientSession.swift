@@ -12,8 +12,11 @@ final class ClientSession {
     static let inputHighWater = 256 * 1024
     /// Largest single read or write; libevent's 16 KiB default costs a syscall per 16 KiB of a bulk transfer.
     static let maxSingleIO = 128 * 1024
-    /// Bytes pulled up at once to parse chunked framing lines.
-    static let controlPeekBytes = 8 * 1024
+    /// Bytes pulled up at once to parse chunked framing: enough for the scanner to see past its own
+    /// limits (a chunk-size line, or a whole trailer section) and refuse, rather than wait forever.
+    static let controlPeekBytes = ChunkedBodyScanner.defaultMaxTrailerBytes + ChunkedBodyScanner.defaultMaxControlBytes + 2
+    /// Interim (1xx) responses forwarded for one request before the server counts as misbehaving.
+    static let maxInterimResponses = 32
     /// How long a closing connection keeps reading (and discarding) so an early error response is
     /// not destroyed by a TCP reset for unread request bytes (nginx's lingering close).
     static let lingerMillis = 2000
@@ -90,7 +93,7 @@ final class ClientSession {
     func start() {
         bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        ClientSession.configureFlow(client)
+        configureFlow(client)
         // A client that stops reading our output for this long is gone.
         var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
         bufferevent_set_timeouts(client, nil, &writeTimeout)
@@ -125,12 +128,15 @@ final class ClientSession {
             switch state {
             case .forwarding:
                 if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
-                if exchange?.responseStarted == true { pumpResponseBody() }
+                if exchange?.responseStarted == true { pumpResponseBody() } else { parseResponseHeads() }
             case .tunneling:
                 if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
                 finishHalfClose()
             case .closing:
                 if evbuffer_get_length(clientOutput) == 0 { lingerThenClose() }
+            case .readingHead:
+                if !clientReadClosed { ClientSession.resumeReading(client) }
+                parseClientInput()
             default: break
             }
         } else {
@@ -166,8 +172,16 @@ final class ClientSession {
         parsingInput = true
         defer { parsingInput = false }
         while state == .readingHead {
+            // Answers the proxy makes itself must not pile up behind a client that does not read them.
+            if evbuffer_get_length(clientOutput) >= ClientSession.outputHighWater {
+                bufferevent_disable(client, Int16(EV_READ))
+                return
+            }
             let length = evbuffer_get_length(clientInput)
-            guard length > 0 else { return }
+            guard length > 0 else {
+                if clientReadClosed { beginClosing() }
+                return
+            }
             if timeoutReason == "client_idle_timeout" {
                 // The first byte of a new request starts the head deadline.
                 setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
@@ -181,6 +195,7 @@ final class ClientSession {
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             switch RequestHeadParser.parse(bytes, limits: worker.headLimits) {
             case .incomplete:
+                headBytesWithoutNewline = peek
                 if clientReadClosed { close() }
                 return
             case .invalid(let parseError):
@@ -290,7 +305,9 @@ final class ClientSession {
         }
         switch lookup {
         case .done(let result): resolved(result, startedAt: started)
-        case .pending(let handle): self.lookup = handle
+        case .pending(let handle):
+            // A lookup answered synchronously may already have led to a new lookup; keep that one.
+            if !handle.isFinished { self.lookup = handle }
         }
     }
 
@@ -339,7 +356,7 @@ final class ClientSession {
         exchange!.upstreamAddress = connection.address.description
         bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        ClientSession.configureFlow(connection.bev)
+        configureFlow(connection.bev)
         if current.isConnect {
             bufferevent_set_timeouts(connection.bev, nil, nil)
             bufferevent_enable(connection.bev, Int16(EV_READ))
@@ -348,10 +365,12 @@ final class ClientSession {
             exchange!.status = 200
             startTunnel()
         } else {
-            var timeout = timeval(tv_sec: settings.responseTimeoutMs / 1000, tv_usec: settings.responseTimeoutMs % 1000 * 1000)
-            bufferevent_set_timeouts(connection.bev, &timeout, nil)
+            bufferevent_set_timeouts(connection.bev, nil, nil)
             bufferevent_enable(connection.bev, Int16(EV_READ))
             state = .forwarding
+            if !current.requestBody.isComplete {
+                setIdleLimit(millis: settings.clientIdleTimeoutMs, reason: "client_idle_timeout")
+            }
             pendingUpstreamHead = current.upstreamHead
             pumpRequestBody()
         }
@@ -361,10 +380,11 @@ final class ClientSession {
     /// when nothing of the request body has been consumed (RFC 9110 §9.2.2).
     func retryOnFreshConnection() -> Bool {
         guard let current = exchange, let upstream, upstream.reused, !current.receivedResponseBytes,
-              !current.requestHadBody, !current.retriedOnFreshConnection, !clientReadClosed else { return false }
+              !current.requestHadBody, !current.retriedOnFreshConnection else { return false }
         upstream.close()
         self.upstream = nil
         exchange!.retriedOnFreshConnection = true
+        exchange!.responseTimeoutArmed = false
         resolveUpstream()
         return true
     }
@@ -378,12 +398,14 @@ final class ClientSession {
         }
     }
 
-    /// Read and write sizes and the watermarks that drive flow control between the two sides.
-    static func configureFlow(_ bev: OpaquePointer) {
-        bufferevent_setwatermark(bev, Int16(EV_READ), 0, inputHighWater)
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), outputHighWater / 2, 0)
-        bufferevent_set_max_single_read(bev, maxSingleIO)
-        bufferevent_set_max_single_write(bev, maxSingleIO)
+    /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
+    /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
+    func configureFlow(_ bev: OpaquePointer) {
+        let readHighWater = max(ClientSession.inputHighWater, settings.maxHeaderBytes + 1)
+        bufferevent_setwatermark(bev, Int16(EV_READ), 0, readHighWater)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        bufferevent_set_max_single_read(bev, ClientSession.maxSingleIO)
+        bufferevent_set_max_single_write(bev, ClientSession.maxSingleIO)
     }
 
     func sendToClient(_ bytes: [UInt8]) {
@@ -412,6 +434,12 @@ final class ClientSession {
         let idle = MonotonicClock.nowMicros() - lastActivityMicros
         if idle < idleLimitMicros {
             timer.schedule(afterMillis: Int((idleLimitMicros - idle) / 1000) + 1)
+            return
+        }
+        if state == .readingHead && evbuffer_get_length(clientOutput) > 0 {
+            // Still delivering the last response: not idle. A client that stopped reading meets the write timeout.
+            lastActivityMicros = MonotonicClock.nowMicros()
+            timer.schedule(afterMillis: Int(idleLimitMicros / 1000))
             return
         }
         Logger.debug("session=\(id) client=\(peer) state=\(state) event=\(timeoutReason)")

@@ -57,6 +57,8 @@ struct Exchange {
     var upstreamKeepAlive = false
     var closeClientAfter = false
     var retriedOnFreshConnection = false
+    var responseTimeoutArmed = false
+    var interimResponses = 0
 
     var source = "-"
     var upstreamAddress = "-"

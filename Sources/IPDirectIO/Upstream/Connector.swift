@@ -82,8 +82,7 @@ final class Connector {
             setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             finish(.success(UpstreamConnection(bev: bev, key: key, address: current.address)))
         } else {
-            let code = errno
-            abandonCurrent(outcome: Connector.errnoText(code == 0 ? ECONNREFUSED : code), timedOut: false)
+            abandonCurrent(outcome: Connector.errnoText(Connector.connectError(bev)), timedOut: false)
             tryNext()
         }
     }
@@ -110,6 +109,19 @@ final class Connector {
         let completion = self.completion
         self.completion = nil
         completion?(result)
+    }
+
+    /// Why a connect failed. libevent sets errno from SO_ERROR for most failures, but reports a refusal that
+    /// connect() returned at once through a deferred callback, with errno unrelated by then.
+    private static func connectError(_ bev: OpaquePointer) -> Int32 {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_ERROR, &code, &length) == 0, code != 0 { return code }
+        let reported = errno
+        switch reported {
+        case ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH, ECONNRESET, EADDRNOTAVAIL: return reported
+        default: return ECONNREFUSED
+        }
     }
 
     static func errnoText(_ code: Int32) -> String {
