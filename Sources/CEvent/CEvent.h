@@ -49,6 +49,11 @@ static inline long ipd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }
 static inline void ipd_OPENSSL_free(void *p) { OPENSSL_free(p); }
+/* Certificate chains and subjectAltName lists are OpenSSL stacks, reached only through sk_* macros. */
+static inline int ipd_sk_X509_num(const STACK_OF(X509) *chain) { return sk_X509_num(chain); }
+static inline X509 *ipd_sk_X509_value(const STACK_OF(X509) *chain, int index) { return sk_X509_value(chain, index); }
+static inline int ipd_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
+static inline GENERAL_NAME *ipd_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int index) { return sk_GENERAL_NAME_value(names, index); }
 
 /* splice(2) is declared only under _GNU_SOURCE, which this header must not define (see above). */
 extern ssize_t splice(int fd_in, long long *off_in, int fd_out, long long *off_out, size_t len, unsigned int flags);

@@ -15,6 +15,10 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         case httpResponseIncomplete = "http_response_incomplete"
         case httpResponseTimeout = "http_response_timeout"
         case httpProtocolError = "http_protocol_error"
+        /// RFC 9209 §2.3 tls_protocol_error: the TLS exchange with the next hop failed (handshake, alert, protocol version).
+        case tlsProtocolError = "tls_protocol_error"
+        /// RFC 9209 §2.3 tls_certificate_error: the next hop's certificate was not acceptable (expired, wrong name, untrusted, pin).
+        case tlsCertificateError = "tls_certificate_error"
         case proxyInternalError = "proxy_internal_error"
     }
 

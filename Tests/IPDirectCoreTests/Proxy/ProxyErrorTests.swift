@@ -24,6 +24,15 @@ import Testing
         #expect(text.contains(#"details="quote \" backslash \\ tab?""#))
     }
 
+    @Test func tlsFailuresUseRFC9209ErrorTypes() {
+        #expect(ProxyError.Kind.tlsProtocolError.rawValue == "tls_protocol_error")
+        #expect(ProxyError.Kind.tlsCertificateError.rawValue == "tls_certificate_error")
+        let error = ProxyError(status: 502, kind: .tlsCertificateError,
+                               details: "TLS to a.test (127.0.0.1:443) failed: certificate has expired")
+        let text = String(decoding: error.response(proxyName: "ipdirect", close: false), as: UTF8.self)
+        #expect(text.contains("Proxy-Status: ipdirect; error=tls_certificate_error; details=\"TLS to a.test (127.0.0.1:443) failed: certificate has expired\""))
+    }
+
     @Test func resolveFailuresMapToDNSErrorTypes() {
         #expect(ResolveFailure(host: "a.test", reason: .notFound).proxyError.kind == .dnsError)
         #expect(ResolveFailure(host: "a.test", reason: .timeout).proxyError.status == 504)

@@ -1,0 +1,25 @@
+import CEvent
+import Glibc
+
+/// Every OpenSSL callback in one place. None captures anything: each finds its owner through the
+/// SSL or SSL_CTX it is handed.
+enum OpenSSLCallbacks {
+    /// The SSL ex_data slot holding a connection's session cache key ("host:port") as a malloc'd C
+    /// string. OpenSSL calls the closure below when the SSL is freed, so the key lives exactly as long as
+    /// the connection, whoever frees it (the bufferevent, a failed connect, the pool).
+    static let cacheKeyIndex: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL, 0, nil, nil, nil) { _, key, _, _, _, _ in
+        free(key)
+    }
+
+    /// The SSL_CTX ex_data slot holding the unretained `TLSClientContext` that owns the SSL_CTX
+    /// (slot 0 is OpenSSL's own "app data" slot, reserved for exactly this use).
+    static let contextOwnerIndex: Int32 = 0
+
+    /// A new resumable session (a TLS 1.2 session at the end of the handshake, or a TLS 1.3 ticket that
+    /// arrives after it, RFC 8446 §4.6.1). Returning 1 hands OpenSSL's reference to the cache.
+    static let newSession: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { ssl, session in
+        guard let ssl, let session, let context = SSL_get_SSL_CTX(ssl),
+              let owner = SSL_CTX_get_ex_data(context, contextOwnerIndex) else { return 0 }
+        return Unmanaged<TLSClientContext>.fromOpaque(owner).takeUnretainedValue().didReceive(session, on: ssl) ? 1 : 0
+    }
+}

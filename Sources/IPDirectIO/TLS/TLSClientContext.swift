@@ -1,0 +1,177 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// The client side of TLS for connections ipdirect originates itself: trust store, protocol floor,
+/// ALPN, session resumption, key pins and the hosts exempted from verification. One per worker
+/// (its session cache is not locked); owns the SSL_CTX.
+///
+/// ipdirect connects by IP, so every check of the server's identity must use the name the client
+/// asked for: SNI and hostname verification are set from that name, never from the address.
+final class TLSClientContext {
+    /// Sessions kept for resumption, one per host:port; the oldest is dropped past this.
+    static let sessionCacheCapacity = 1024
+    /// The one ALPN protocol offered, in wire format (RFC 7301 §3.1: length-prefixed names).
+    private static let alpnProtocols: [UInt8] = [UInt8("http/1.1".utf8.count)] + Array("http/1.1".utf8)
+
+    private let context: OpaquePointer
+    private let sessions = TLSSessionCache(capacity: TLSClientContext.sessionCacheCapacity)
+    /// Accepted pins per lower-case host name.
+    private let pins: [String: Set<String>]
+    private let insecureHosts: Set<String>
+
+    /// `pins` maps host names to base64 SHA-256 pins of acceptable public keys (see `PublicKeyPin`);
+    /// `insecureHosts` are the only hosts whose certificates are not verified.
+    init(caFile: String?, caPath: String?, pins: [String: [String]], insecureHosts: Set<String>) throws(StartupError) {
+        var normalizedPins: [String: Set<String>] = [:]
+        for (host, hostPins) in pins {
+            if let malformed = hostPins.first(where: { !PublicKeyPin.isWellFormed($0) }) {
+                throw StartupError("TLS pin \"\(malformed)\" for \(host) is not a base64 SHA-256 digest (\(PublicKeyPin.encodedLength) characters ending in '=')")
+            }
+            guard !hostPins.isEmpty else { throw StartupError("TLS pins for \(host) are empty: no server could ever match") }
+            normalizedPins[TLSClientContext.normalized(host), default: []].formUnion(hostPins)
+        }
+        self.pins = normalizedPins
+        self.insecureHosts = Set(insecureHosts.map(TLSClientContext.normalized))
+        OpenSSLErrorQueue.drainThread()
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw StartupError("cannot create a TLS client context: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
+        }
+        do {
+            try TLSClientContext.configure(context, caFile: caFile, caPath: caPath)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.context = context
+        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.contextOwnerIndex, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        // Connections still open keep the SSL_CTX alive through their SSL; a ticket arriving on one of
+        // them later must not reach this object.
+        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.contextOwnerIndex, nil)
+        SSL_CTX_free(context)
+    }
+
+    private static func configure(_ context: OpaquePointer, caFile: String?, caPath: String?) throws(StartupError) {
+        // Chain verification alone does not check that the certificate is for the host we meant:
+        // makeSSL adds the name check per connection.
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        if caFile != nil || caPath != nil {
+            if let caPath, !isDirectory(caPath) {
+                throw StartupError("tls.ca_path \(caPath) is not a readable directory")
+            }
+            guard SSL_CTX_load_verify_locations(context, caFile, caPath) == 1 else {
+                let reason = OpenSSLErrorQueue.drainThread() ?? "unknown error"
+                throw StartupError("cannot load trusted CAs from \(caFile.map { "tls.ca_file \($0)" } ?? "tls.ca_path \(caPath!)"): \(reason)")
+            }
+        } else if SSL_CTX_set_default_verify_paths(context) != 1 {
+            throw StartupError("cannot load the system's trusted CAs: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
+        }
+        // TLS 1.0 and 1.1 are deprecated (RFC 8996).
+        guard ipd_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
+            throw StartupError("cannot require TLS 1.2: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
+        }
+        // Many servers close without close_notify; HTTP framing, not TLS, detects a truncated body.
+        // Compression enables CRIME-style attacks (RFC 7457 §2.6).
+        _ = ipd_SSL_CTX_set_options(context, ipd_SSL_OP_IGNORE_UNEXPECTED_EOF() | ipd_SSL_OP_NO_COMPRESSION())
+        // SSL_CTX_set_alpn_protos returns 0 on success, unlike most of OpenSSL.
+        guard SSL_CTX_set_alpn_protos(context, alpnProtocols, UInt32(alpnProtocols.count)) == 0 else {
+            throw StartupError("cannot offer ALPN http/1.1: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
+        }
+        // OpenSSL's internal cache is keyed by session id, which a client cannot look up by server:
+        // sessions go to TLSSessionCache, keyed by host:port, through the new-session callback.
+        _ = ipd_SSL_CTX_set_session_cache_mode(context, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL))
+        SSL_CTX_sess_set_new_cb(context, OpenSSLCallbacks.newSession)
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        guard let directory = opendir(path) else { return false }
+        closedir(directory)
+        return true
+    }
+
+    /// Host names compare case-insensitively and without a final dot (RFC 6066 §3 forbids the dot in SNI).
+    static func normalized(_ host: String) -> String {
+        let lower = host.lowercased()
+        return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
+    }
+
+    static func cacheKey(host: String, port: UInt16) -> String {
+        let name = normalized(host)
+        return name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+    }
+
+    /// A new SSL* for a connection to `host` (the name the client asked for) on `port`, owned by the
+    /// caller (a bufferevent created with BEV_OPT_CLOSE_ON_FREE frees it).
+    func makeSSL(host: String, port: UInt16) -> OpaquePointer {
+        let name = TLSClientContext.normalized(host)
+        guard let ssl = SSL_new(context) else { fatalError("SSL_new failed: out of memory") }
+        if IPAddress(name) == nil {
+            _ = ipd_SSL_set_tlsext_host_name(ssl, name)
+            // RFC 9525 §6.3: a wildcard may only be the complete left-most label.
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            // Fails only without memory; continuing would skip the name check.
+            guard SSL_set1_host(ssl, name) == 1 else { fatalError("SSL_set1_host failed: out of memory") }
+        } else {
+            // RFC 6066 §3: SNI carries host names only, so an IP literal is sent without SNI and
+            // checked against the certificate's iPAddress names.
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 else {
+                fatalError("X509_VERIFY_PARAM_set1_ip_asc rejected \(name)")
+            }
+        }
+        if insecureHosts.contains(name) {
+            SSL_set_verify(ssl, SSL_VERIFY_NONE, nil)
+            Logger.warning("event=tls_verification_disabled host=\(name) port=\(port) reason=tls.insecure_hosts details=\"the server's certificate is NOT verified: anyone on the path can impersonate \(name)\"")
+        }
+        let key = TLSClientContext.cacheKey(host: name, port: port)
+        _ = SSL_set_ex_data(ssl, OpenSSLCallbacks.cacheKeyIndex, strdup(key))
+        sessions.offer(to: ssl, key: key)
+        return ssl
+    }
+
+    /// Checks the key pins of `host` against the connection's verified chain once the handshake has
+    /// succeeded; nil when the host has no pins or a certificate of the chain carries a pinned key.
+    func pinFailure(_ ssl: OpaquePointer, host: String) -> TLSFailure? {
+        guard let accepted = pins[TLSClientContext.normalized(host)] else { return nil }
+        // A resumed session carries no chain of its own; it was cached only from a connection whose
+        // chain passed this check (a failing connection's session is forgotten, see `forgetSession`).
+        if TLSClientContext.handshakeWasResumed(ssl) { return nil }
+        let verified = SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER != 0
+        // Without verification (tls.insecure_hosts) there is no verified chain: the sent one is all there is.
+        let chain = (verified ? SSL_get0_verified_chain(ssl) : nil) ?? SSL_get_peer_cert_chain(ssl)
+        var serverPins: [String] = []
+        if let chain {
+            for index in 0..<ipd_sk_X509_num(chain) {
+                guard let certificate = ipd_sk_X509_value(chain, index),
+                      let pin = PublicKeyPin.of(certificate: certificate) else { continue }
+                if accepted.contains(pin) { return nil }
+                serverPins.append(pin)
+            }
+        }
+        return TLSFailure(.pinMismatch(serverPins: serverPins))
+    }
+
+    /// Drops the cached session of a server whose handshake failed or whose pins did not match.
+    func forgetSession(host: String, port: UInt16) {
+        sessions.remove(TLSClientContext.cacheKey(host: host, port: port))
+    }
+
+    /// Whether the handshake on `ssl` resumed a cached session instead of a full handshake.
+    static func handshakeWasResumed(_ ssl: OpaquePointer) -> Bool {
+        SSL_session_reused(ssl) == 1
+    }
+
+    /// Number of sessions held for resumption.
+    var cachedSessionCount: Int { sessions.count }
+
+    /// From the new-session callback: keeps `session` (taking OpenSSL's reference) under the key of
+    /// the connection it arrived on; false leaves the reference with OpenSSL.
+    func didReceive(_ session: OpaquePointer, on ssl: OpaquePointer) -> Bool {
+        guard SSL_SESSION_is_resumable(session) == 1,
+              let key = SSL_get_ex_data(ssl, OpenSSLCallbacks.cacheKeyIndex) else { return false }
+        sessions.store(session, for: String(cString: key.assumingMemoryBound(to: CChar.self)))
+        return true
+    }
+}
