@@ -6,6 +6,7 @@ public struct Config: Sendable, Equatable {
     /// Fixed addresses by host name; names are lower-case without a trailing dot.
     public var hosts: [String: [IPAddress]] = [:]
     public var access = AccessSettings()
+    public var upstream = UpstreamSettings()
     public var tls = TLSSettings()
 
     public init() {}
@@ -48,7 +49,8 @@ public struct Config: Sendable, Equatable {
             .keyed("resolver", \.resolver, keys: ResolverSettings.configKeys),
             HostsSection.section,
             .keyed("access", \.access, keys: AccessSettings.configKeys),
-            .keyed("tls", \.tls, keys: TLSSettings.configKeys),
+            .keyed("upstream", \.upstream, keys: UpstreamSettings.configKeys),
+            TLSSettings.section,
         ]
     }
 

@@ -23,3 +23,22 @@ struct ConfigKey<Settings> {
         self.init(name, keyPath, reader.then { .success(Optional($0)) })
     }
 }
+
+extension ConfigKey {
+    /// Reads every entry of `table` through the key of the same name; `unknown` words the
+    /// diagnostic for an entry no key names.
+    static func apply(
+        _ keys: [ConfigKey], to table: TOMLTable, _ settings: inout Settings,
+        unknown: (TOMLTable.Entry) -> ConfigDiagnostic
+    ) -> [ConfigDiagnostic] {
+        var diagnostics: [ConfigDiagnostic] = []
+        for entry in table.entries {
+            guard let key = keys.first(where: { $0.name == entry.key }) else {
+                diagnostics.append(unknown(entry))
+                continue
+            }
+            diagnostics += key.apply(entry.value, &settings)
+        }
+        return diagnostics
+    }
+}

@@ -14,15 +14,7 @@ struct ConfigSection {
         _ name: String, _ keyPath: WritableKeyPath<Config, Settings>, keys: [ConfigKey<Settings>]
     ) -> ConfigSection {
         ConfigSection(name: name) { table, config in
-            var diagnostics: [ConfigDiagnostic] = []
-            for entry in table.entries {
-                guard let key = keys.first(where: { $0.name == entry.key }) else {
-                    diagnostics.append(unknownEntry(entry, in: name))
-                    continue
-                }
-                diagnostics += key.apply(entry.value, &config[keyPath: keyPath])
-            }
-            return diagnostics
+            ConfigKey.apply(keys, to: table, &config[keyPath: keyPath]) { unknownEntry($0, in: name) }
         }
     }
 

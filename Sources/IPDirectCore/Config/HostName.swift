@@ -59,3 +59,14 @@ public enum HostName {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }
+
+extension ConfigReader where Value == String {
+    /// A DNS host name, kept lower case without a trailing dot; IP addresses and wildcards are
+    /// refused, so a setting that weakens or tightens checks names each host it applies to.
+    static var exactHostName: ConfigReader {
+        string.then { text in
+            if text.contains("*") { return .failure("'\(text)': wildcards are not allowed here; name each host") }
+            return HostName.normalize(text)
+        }
+    }
+}

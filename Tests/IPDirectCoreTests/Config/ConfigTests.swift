@@ -36,10 +36,13 @@ import Testing
         #expect(config.hosts.isEmpty)
         #expect(config.access.connectPorts == [443])
         #expect(config.access.allowPrivateUpstreams == false)
+        #expect(config.upstream.httpsUpgrade == [])
         #expect(config.tls.caFile == nil && config.tls.caPath == nil)
+        #expect(config.tls.pins.isEmpty)
+        #expect(config.tls.insecureHosts.isEmpty)
     }
 
-    @Test(arguments: ["", "# nothing but a comment\n", "[proxy]\n[resolver]\n[hosts]\n[access]\n[tls]\n"])
+    @Test(arguments: ["", "# nothing but a comment\n", "[proxy]\n[resolver]\n[hosts]\n[access]\n[upstream]\n[tls]\n"])
     func emptyConfigurationsGiveTheDefaults(text: String) {
         #expect(Self.parsed(text) == Config.defaults)
     }
@@ -68,9 +71,15 @@ import Testing
             [access]
             connect_ports = [443, 8443]
             allow_private_upstreams = true
+            [upstream]
+            https_upgrade = ["api.example.com", "*.example.net", "plain.example.org:8443"]
             [tls]
             ca_file = "ca.pem"
             ca_path = "certs"
+            insecure_hosts = ["lab.example.com"]
+            [[tls.pin]]
+            host = "api.example.com"
+            spki_sha256 = ["1jmGGO921lcMF/9Y49HgGOu5rElGk+kCR16QmmFevvA="]
             [hosts]
             "example.com" = "192.0.2.10"
             """
@@ -97,16 +106,22 @@ import Testing
         #expect(config.access.allowPrivateUpstreams == true)
         #expect(config.tls.caFile == "ca.pem")
         #expect(config.tls.caPath == "certs")
+        #expect(config.tls.insecureHosts == ["lab.example.com"])
+        #expect(config.tls.pins == ["api.example.com": ["1jmGGO921lcMF/9Y49HgGOu5rElGk+kCR16QmmFevvA="]])
+        #expect(config.upstream.httpsUpgrade.map(\.description) == ["api.example.com", "*.example.net", "plain.example.org:8443"])
         #expect(config.hosts == ["example.com": [IPAddress("192.0.2.10")!]])
     }
 
     @Test(arguments: [
         ("[proxy]\nlistn = [\"127.0.0.1:8080\"]", 2, "unknown key 'listn' in [proxy]"),
         ("\n[proxi]\nlisten = []", 2, "unknown section [proxi]"),
-        ("[[upstream]]\nname = 1", 1, "unknown section [[upstream]]"),
+        ("[[upstreams]]\nname = 1", 1, "unknown section [[upstreams]]"),
+        ("[[upstream]]\nhttps_upgrade = []", 1, "'upstream' must be a section, written [upstream]"),
+        ("[upstream]\nhttps_upgrades = []", 2, "unknown key 'https_upgrades' in [upstream]"),
+        ("[tls]\ninsecure = true", 2, "unknown key 'insecure' in [tls]"),
         ("[proxy.extra]\nx = 1", 1, "unknown section [proxy.extra]"),
         ("[resolver]\nhttpdns.url = \"x\"", 2, "unknown section [resolver.httpdns]"),
-        ("workers = 4", 1, "unknown key 'workers' outside any section; keys belong in [proxy], [resolver], [hosts], [access], [tls]"),
+        ("workers = 4", 1, "unknown key 'workers' outside any section; keys belong in [proxy], [resolver], [hosts], [access], [upstream], [tls]"),
         ("proxy = 1", 1, "'proxy' must be a section, written [proxy]"),
         ("[access]\n\"connect ports\" = [1]", 2, "unknown key '\"connect ports\"' in [access]"),
     ])
@@ -124,6 +139,10 @@ import Testing
         ("[access]\nallow_private_upstreams = \"yes\"", 2, "allow_private_upstreams: expected true or false, found a string"),
         ("[access]\nconnect_ports = 443", 2, "connect_ports: expected an array, found an integer"),
         ("[tls]\nca_file = false", 2, "ca_file: expected a string, found a boolean"),
+        ("[tls]\ninsecure_hosts = \"lab.example\"", 2, "insecure_hosts: expected an array, found a string"),
+        ("[tls]\npin = \"api.example.com\"", 2, "pin: expected [[tls.pin]] tables, found a string"),
+        ("[upstream]\nhttps_upgrade = \"api.example.com\"", 2, "https_upgrade: expected an array, found a string"),
+        ("[upstream]\nhttps_upgrade = [443]", 2, "https_upgrade: expected a string, found an integer"),
         ("[hosts]\n\"a.example\" = 1", 2, "hosts: 'a.example': expected an IP address or an array of them, found an integer"),
     ])
     func reportsWrongTypes(text: String, line: Int, message: String) {

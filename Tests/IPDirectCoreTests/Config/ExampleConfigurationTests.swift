@@ -25,13 +25,19 @@ import Testing
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Every key of every keyed section, as `(section, key)`.
+    /// Every key of every keyed section, as `(section, key)`; an array of tables such as `tls.pin`
+    /// is a key of its section and a section of its own.
     static var schemaKeys: [(String, String)] {
         ProxySettings.configKeys.map { ("proxy", $0.name) }
             + ResolverSettings.configKeys.map { ("resolver", $0.name) }
             + AccessSettings.configKeys.map { ("access", $0.name) }
+            + UpstreamSettings.configKeys.map { ("upstream", $0.name) }
             + TLSSettings.configKeys.map { ("tls", $0.name) }
+            + TLSPinTable.configKeys.map { ("tls.pin", $0.name) }
     }
+
+    /// Arrays of tables, written `[[name]]`.
+    static let tableArrays = ["tls.pin"]
 
     @Test func exampleFileParsesWithoutDiagnosticsToTheDefaults() throws {
         let text = try #require(Self.read("config/ipdirect.toml"))
@@ -48,7 +54,11 @@ import Testing
         var shown: Set<String> = []
         for rawLine in text.split(separator: "\n") {
             let line = rawLine.hasPrefix("#") ? rawLine.dropFirst() : rawLine[...]
-            if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
+            if line.hasPrefix("[["), let close = line.firstRange(of: "]]") {
+                // [[tls.pin]] shows the key pin of [tls], and the keys below it are the pin's.
+                section = String(line[line.index(line.startIndex, offsetBy: 2)..<close.lowerBound])
+                shown.insert(section)
+            } else if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
                 section = String(line[line.index(after: line.startIndex)..<close])
             } else if let equals = line.firstIndex(of: "=") {
                 shown.insert(section + "." + line[..<equals].trimmingSpaces())
@@ -58,6 +68,7 @@ import Testing
             #expect(shown.contains("\(section).\(key)"), "config/ipdirect.toml does not show [\(section)] \(key)")
         }
         #expect(Config.sections.map(\.name).allSatisfy { text.contains("[\($0)]") })
+        #expect(Self.tableArrays.allSatisfy { text.contains("[[\($0)]]") })
     }
 
     @Test func referenceDocumentsEveryKeyAndSection() throws {
@@ -67,6 +78,9 @@ import Testing
         }
         for section in Config.sections.map(\.name) {
             #expect(text.contains("### `[\(section)]`"), "README.md has no heading for [\(section)]")
+        }
+        for tableArray in Self.tableArrays {
+            #expect(text.contains("### `[[\(tableArray)]]`"), "README.md has no heading for [[\(tableArray)]]")
         }
     }
 }
