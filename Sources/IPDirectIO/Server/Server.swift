@@ -14,6 +14,9 @@ public final class Server {
         // A client that vanishes mid-write must surface as EPIPE on that connection, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         Server.raiseDescriptorLimit(for: config.proxy.maxConnections)
+        for host in config.tls.insecureHosts.sorted() {
+            Logger.warning("event=tls_verification_disabled host=\(host) reason=tls.insecure_hosts details=\"certificates of this host are NOT verified\"")
+        }
         var sockets: [ListeningSocket] = []
         for address in config.proxy.listen {
             sockets.append(try ListeningSocket(address: address))

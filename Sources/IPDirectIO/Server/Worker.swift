@@ -13,6 +13,8 @@ final class Worker {
     let resolver: ResolverChain
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
+    /// Trust store, pins and resumable sessions for the TLS this loop originates.
+    let tls: TLSClientContext
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
@@ -40,6 +42,8 @@ final class Worker {
         pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
+        tls = try TLSClientContext(caFile: config.tls.caFile, caPath: config.tls.caPath, pins: config.tls.pins,
+                                   insecureHosts: config.tls.insecureHosts)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw StartupError("pipe failed: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

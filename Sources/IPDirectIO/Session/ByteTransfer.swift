@@ -27,7 +27,7 @@ enum ByteTransfer {
             head = []
             let moved = wanted > 0 ? Int(max(0, evbuffer_remove_buffer(source, staging, wanted))) : 0
             let output = bufferevent_get_output(destination)
-            if evbuffer_get_length(output) == 0 {
+            if evbuffer_get_length(output) == 0 && writesDirectly(destination) {
                 _ = evbuffer_write(staging, bufferevent_getfd(destination))
             }
             evbuffer_add_buffer(output, staging)
@@ -36,7 +36,7 @@ enum ByteTransfer {
         guard wanted > 0 else { return 0 }
         var moved = 0
         let output = bufferevent_get_output(destination)
-        if evbuffer_get_length(output) == 0 {
+        if evbuffer_get_length(output) == 0 && writesDirectly(destination) {
             let written = evbuffer_write_atmost(source, bufferevent_getfd(destination), wanted)
             // On EAGAIN or an error the bytes are queued below; libevent's own write then reports the error.
             if written > 0 {
@@ -61,7 +61,7 @@ enum ByteTransfer {
         bytes.withUnsafeBytes { raw in
             var sent = 0
             let output = bufferevent_get_output(destination)
-            if evbuffer_get_length(output) == 0 {
+            if evbuffer_get_length(output) == 0 && writesDirectly(destination) {
                 let written = Glibc.send(bufferevent_getfd(destination), raw.baseAddress, raw.count,
                                          Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
                 if written > 0 { sent = written }
@@ -70,5 +70,11 @@ enum ByteTransfer {
                 evbuffer_add(output, raw.baseAddress! + sent, raw.count - sent)
             }
         }
+    }
+
+    /// Only a plain socket may be written behind its bufferevent's back; bytes for a TLS connection
+    /// must go through OpenSSL.
+    private static func writesDirectly(_ destination: OpaquePointer) -> Bool {
+        bufferevent_openssl_get_ssl(destination) == nil
     }
 }

@@ -21,7 +21,7 @@ extension ClientSession {
     /// Hands the sockets to a `SpliceTunnel` once nothing is left in the bufferevents' own buffers, so
     /// bulk bytes no longer pass through user space. Otherwise the buffer relay below carries on.
     private func switchToSplice() {
-        guard let upstream, !clientReadClosed, !upstreamReadClosed,
+        guard let upstream, !upstream.isTLS, !clientReadClosed, !upstreamReadClosed,
               evbuffer_get_length(clientInput) == 0, evbuffer_get_length(upstream.input) == 0,
               evbuffer_get_length(clientOutput) == 0, evbuffer_get_length(upstream.output) == 0,
               let tunnel = SpliceTunnel(base: worker.base, client: bufferevent_getfd(client), upstream: upstream.fd)
@@ -65,7 +65,8 @@ extension ClientSession {
         guard state == .tunneling, let upstream else { return }
         if clientReadClosed && !upstreamWriteShut && evbuffer_get_length(upstream.output) == 0 {
             upstreamWriteShut = true
-            shutdown(upstream.fd, Int32(SHUT_WR))
+            // A FIN under TLS would cut the record stream; a TLS upstream learns of the end when it closes.
+            if !upstream.isTLS { shutdown(upstream.fd, Int32(SHUT_WR)) }
         }
         if upstreamReadClosed && !clientWriteShut && evbuffer_get_length(clientOutput) == 0 {
             clientWriteShut = true

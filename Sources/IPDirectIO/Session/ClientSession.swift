@@ -243,14 +243,15 @@ final class ClientSession {
             current.upstreamHead = HeadRewriter.upstreamRequest(
                 head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
                 viaName: settings.viaName, keepUpgrade: head.upgradeRequested, close: false)
+            if scheme == .http, let upgradedPort = worker.config.upstream.httpsUpgradePort(for: host) {
+                // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
+                current.scheme = .https
+                current.port = upgradedPort
+            }
             exchange = current
             evbuffer_drain(clientInput, head.headLength)
             if let failure = invalidBufferedChunkedBody() {
                 return respond(with: .badRequest(failure))
-            }
-            if scheme == .https {
-                return respond(with: ProxyError(status: 501, kind: .httpRequestError,
-                                                details: "https:// requests over a plain proxy connection are not supported yet; use CONNECT"))
             }
             if let pooled = worker.pool.checkout(key: current.poolKey) {
                 exchange!.source = "pool"
@@ -334,8 +335,10 @@ final class ClientSession {
         guard let current = exchange else { return }
         state = .connecting
         let started = MonotonicClock.nowMicros()
+        // We connect by IP, so SNI and certificate verification must use the name the client asked for.
+        let tls = current.scheme == .https ? (context: worker.tls, host: current.host) : nil
         let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
-                                  addresses: addresses, timeoutMillis: settings.connectTimeoutMs) { [unowned self] result in
+                                  addresses: addresses, timeoutMillis: settings.connectTimeoutMs, tls: tls) { [unowned self] result in
             self.connector = nil
             exchange?.connectMicros = MonotonicClock.nowMicros() - started
             switch result {
