@@ -14,7 +14,7 @@ from harness.certificates import OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
 from harness.digest_origin import DigestOrigin
 from harness.dns_server import DnsServer, start_dns_server
-from harness.ipdirect_proxy import IpdirectProxy, ipdirect_binary
+from harness.ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary
 from harness.network import Network, static_hosts_table
 from harness.nginx_origin import NginxOrigin, start_nginx_origin
 from harness.peer_proxies import SquidProxy, TinyproxyProxy
@@ -54,9 +54,14 @@ def pytest_collection_modifyitems(config, items):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    proxy = getattr(item, "funcargs", {}).get("proxy")
+    funcargs = getattr(item, "funcargs", {})
+    proxy = funcargs.get("proxy")
     if report.failed and isinstance(proxy, ProxyUnderTest):
         report.sections.append((f"{proxy.kind} output", proxy.describe()))
+    own_proxies = funcargs.get("start_ipdirect")
+    if report.failed and isinstance(own_proxies, OwnIpdirects):
+        for index, own in enumerate(own_proxies.started):
+            report.sections.append((f"ipdirect of this test #{index} output", own.describe()))
 
 
 # Origins ----------------------------------------------------------------------------------------------------
@@ -186,6 +191,46 @@ def proxy(proxy_runner) -> ProxyUnderTest:
     yield proxy
     if not proxy.is_running():
         pytest.fail(f"{proxy.kind} exited during the test:\n{proxy.describe()}", pytrace=False)
+
+
+class OwnIpdirects:
+    """Starts ipdirect instances of one test's own, each on the shared configuration plus that test's keys."""
+
+    def __init__(self, work_dir: Path, network: Network, ca_file: Path):
+        self._work_dir = work_dir
+        self._network = network
+        self._ca_file = ca_file
+        self.started: list[IpdirectProxy] = []
+        self._requested = 0
+
+    def __call__(self, additions: ConfigAdditions) -> IpdirectProxy:
+        self._requested += 1
+        own = IpdirectProxy(self._work_dir / f"ipdirect-{self._requested}", self._network, self._ca_file,
+                            additions)
+        try:
+            own.start()
+        except ProcessFailedToStart as error:
+            pytest.fail(f"ipdirect with this test's configuration failed to start:\n{error}", pytrace=False)
+        self.started.append(own)
+        own.mark_logs()
+        return own
+
+    def stop_all(self) -> None:
+        for own in self.started:
+            own.stop()
+
+
+@pytest.fixture
+def start_ipdirect(tmp_path, network, certificates):
+    """`start_ipdirect(ConfigAdditions(...))` runs a separate ipdirect for this test only (the shared `proxy`
+    is left as it is); every instance is stopped after the test, which fails if one died during it."""
+    own_proxies = OwnIpdirects(tmp_path, network, certificates.ca_file)
+    yield own_proxies
+    died = [own for own in own_proxies.started if not own.is_running()]
+    own_proxies.stop_all()
+    if died:
+        pytest.fail("ipdirect exited during the test:\n" + "\n".join(own.describe() for own in died),
+                    pytrace=False)
 
 
 @pytest.fixture

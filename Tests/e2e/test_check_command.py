@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.certificates import SELF_SIGNED_HOST_NAME, spki_sha256
 from harness.ipdirect_proxy import ipdirect_binary, ipdirect_config_text
 from harness.network import Network
+from harness.tls_origination import tls_origination_additions
 
 COMMAND_TIMEOUT_SECONDS = 30
 # Ports written into the checked configs; nothing is started on them.
@@ -62,6 +64,18 @@ def test_valid_config_passes_check(tmp_path, certificates):
     config.write_text(valid_config_text(certificates.ca_file))
     completed = run_ipdirect("check", "--config", str(config))
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_check_accepts_every_tls_origination_key_the_tests_use(tmp_path, certificates):
+    additions = tls_origination_additions(
+        https_upgrade=["a.test", "*.example.test", f"b.test:{EXAMPLE_NETWORK.nginx_https_port}"],
+        pins={"a.test": [spki_sha256(certificates.virtual_hosts["a.test"].chain)]},
+        insecure_hosts=[SELF_SIGNED_HOST_NAME], upstream_max_idle_per_host=0)
+    config = tmp_path / "tls-origination.toml"
+    config.write_text(ipdirect_config_text([EXAMPLE_LISTEN], EXAMPLE_NETWORK, certificates.ca_file,
+                                           additions=additions))
+    completed = run_ipdirect("check", "--config", str(config))
+    assert completed.returncode == 0, f"{completed.stdout}{completed.stderr}\n--- config:\n{config.read_text()}"
 
 
 @pytest.mark.parametrize("problem", SINGLE_PROBLEMS.values(), ids=SINGLE_PROBLEMS.keys())

@@ -8,6 +8,7 @@ import ssl
 import pytest
 from cryptography import x509
 
+from harness.certificates import OTHER_HOST_NAME, VIRTUAL_HOST_NAMES
 from harness.dns_server import SYSTEM_RESOLVED_ADDRESS, SYSTEM_RESOLVED_NAME, query_a
 from harness.raw_http import RawConnection
 from harness.streaming_upload import GeneratedBody
@@ -36,7 +37,7 @@ def fetch_over_tls(port: int, ca_file, server_name: str | None) -> str:
     return received.decode(errors="replace")
 
 
-@pytest.mark.parametrize("name", ["a.test", "b.test"])
+@pytest.mark.parametrize("name", VIRTUAL_HOST_NAMES)
 def test_nginx_serves_each_virtual_host_with_its_own_certificate_by_sni(nginx_origin, certificates, name):
     page = fetch_over_tls(nginx_origin.https_port, certificates.ca_file, name)
     assert f"vhost={name} sni={name}" in page
@@ -123,13 +124,15 @@ def test_closed_port_refuses_connections(network):
         assert client.connect_ex(("127.0.0.1", network.closed_port)) != 0
 
 
-def test_failure_certificates_are_expired_wrong_named_and_self_signed(certificates):
+def test_failure_certificates_are_expired_wrong_named_self_signed_and_from_an_unknown_ca(certificates):
     def load(pair):
         return x509.load_pem_x509_certificate(pair.chain.read_bytes())
 
     now = datetime.datetime.now(datetime.timezone.utc)
     assert load(certificates.expired).not_valid_after_utc < now
     names = load(certificates.wrong_name).extensions.get_extension_for_class(x509.SubjectAlternativeName)
-    assert names.value.get_values_for_type(x509.DNSName) == ["wrong.test"]
+    assert names.value.get_values_for_type(x509.DNSName) == [OTHER_HOST_NAME]
     self_signed = load(certificates.self_signed)
     assert self_signed.issuer == self_signed.subject
+    test_ca = x509.load_pem_x509_certificate(certificates.ca_file.read_bytes())
+    assert load(certificates.unknown_ca).issuer != test_ca.subject

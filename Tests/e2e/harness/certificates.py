@@ -1,6 +1,13 @@
-"""A test CA and the server certificates the origins present, minted fresh for every test run."""
+"""A test CA and the server certificates the origins present, minted fresh for every test run.
 
+Besides the good virtual hosts, the HTTPS origin serves one host per way a certificate can be wrong, so the
+proxy's TLS origination can be shown to refuse each: expired, naming another host, self-signed, and issued by
+a CA the proxy does not trust.
+"""
+
+import base64
 import datetime
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,12 +17,19 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-# Names the HTTPS origin serves as virtual hosts, each with its own certificate.
-VIRTUAL_HOST_NAMES = ("a.test", "b.test")
+# Names the HTTPS origin serves as virtual hosts, each with its own good certificate. The last one is matched
+# by a `*.example.test` https_upgrade rule.
+VIRTUAL_HOST_NAMES = ("a.test", "b.test", "api.example.test")
 # The certificate of the default server, for a client that sends no or an unknown SNI name.
 DEFAULT_HOST_NAME = "default.test"
-# Name on the certificate that is deliberately wrong for whichever host presents it.
+# Hosts whose certificate is bad in one way each.
+EXPIRED_HOST_NAME = "expired.test"
 WRONG_HOST_NAME = "wrong.test"
+SELF_SIGNED_HOST_NAME = "selfsigned.test"
+UNKNOWN_CA_HOST_NAME = "unknown-ca.test"
+FAILURE_HOST_NAMES = (EXPIRED_HOST_NAME, WRONG_HOST_NAME, SELF_SIGNED_HOST_NAME, UNKNOWN_CA_HOST_NAME)
+# The only name on the certificate that wrong.test presents.
+OTHER_HOST_NAME = "elsewhere.test"
 # A lifetime long enough to outlast any test run.
 VALIDITY = datetime.timedelta(days=7)
 
@@ -32,9 +46,20 @@ class OriginCertificates:
     ca_file: Path
     virtual_hosts: dict[str, CertificatePair]
     default: CertificatePair
-    expired: CertificatePair       # for a.test, valid name, not_after in the past
-    wrong_name: CertificatePair    # signed by the test CA, names only wrong.test
-    self_signed: CertificatePair   # for a.test, signed by itself, unknown to any trust store
+    expired: CertificatePair       # for expired.test, valid name, not_after in the past
+    wrong_name: CertificatePair    # signed by the test CA, names only elsewhere.test; wrong.test presents it
+    self_signed: CertificatePair   # for selfsigned.test, signed by itself, unknown to any trust store
+    unknown_ca: CertificatePair    # for unknown-ca.test, signed by a second CA that nothing trusts
+
+    @property
+    def failure_hosts(self) -> dict[str, CertificatePair]:
+        """Host name served by the HTTPS origin -> the bad certificate it presents for that name."""
+        return {
+            EXPIRED_HOST_NAME: self.expired,
+            WRONG_HOST_NAME: self.wrong_name,
+            SELF_SIGNED_HOST_NAME: self.self_signed,
+            UNKNOWN_CA_HOST_NAME: self.unknown_ca,
+        }
 
 
 def make_test_certificates(directory: Path) -> OriginCertificates:
@@ -55,10 +80,11 @@ def make_test_certificates(directory: Path) -> OriginCertificates:
         ca_file=ca_file,
         virtual_hosts={name: issue(name, name) for name in VIRTUAL_HOST_NAMES},
         default=issue(DEFAULT_HOST_NAME, DEFAULT_HOST_NAME),
-        expired=issue("expired.a.test", "a.test",
+        expired=issue(EXPIRED_HOST_NAME, EXPIRED_HOST_NAME,
                       not_before=now - 2 * VALIDITY, not_after=now - VALIDITY),
-        wrong_name=issue(WRONG_HOST_NAME, WRONG_HOST_NAME),
-        self_signed=_self_signed(directory, "self-signed.a.test", "a.test", now),
+        wrong_name=issue(WRONG_HOST_NAME, OTHER_HOST_NAME),
+        self_signed=_self_signed(directory, SELF_SIGNED_HOST_NAME, SELF_SIGNED_HOST_NAME, now),
+        unknown_ca=_issue_from_untrusted_ca(directory, UNKNOWN_CA_HOST_NAME),
     )
 
 
@@ -81,3 +107,27 @@ def _self_signed(directory: Path, file_stem: str, name: str, now: datetime.datet
     pair.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
     return pair
+
+
+def _issue_from_untrusted_ca(directory: Path, name: str) -> CertificatePair:
+    """A proper leaf for `name` from a CA of its own, whose certificate is written nowhere a proxy reads."""
+    untrusted = trustme.CA(organization_name="ipdirect e2e untrusted CA")
+    leaf = untrusted.issue_cert(name)
+    pair = CertificatePair(chain=directory / f"{name}.crt", key=directory / f"{name}.key")
+    pair.chain.write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
+    leaf.private_key_pem.write_to_path(str(pair.key))
+    return pair
+
+
+def leaf_certificate(pem_file: Path) -> x509.Certificate:
+    """The first certificate of a PEM file: the leaf of a chain, or the CA certificate itself."""
+    return x509.load_pem_x509_certificate(pem_file.read_bytes())
+
+
+def spki_sha256(pem_file: Path) -> str:
+    """The pin of a certificate's key: base64 of the SHA-256 of its DER SubjectPublicKeyInfo (RFC 7469 §2.4),
+    the same value as `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256
+    -binary | base64`."""
+    spki = leaf_certificate(pem_file).public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return base64.b64encode(hashlib.sha256(spki).digest()).decode()

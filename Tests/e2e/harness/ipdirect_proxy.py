@@ -1,11 +1,13 @@
 """The proxy under test: the ipdirect binary, run in the foreground on a config written for the test network.
 
 Binary: $IPDIRECT_BIN, else `<repo>/.build/debug/ipdirect`. Access log lines go to stdout, events to stderr.
+The shared proxy runs on the config below as it is; a test that needs other keys starts an instance of its
+own with `ConfigAdditions` (see the `start_ipdirect` fixture).
 """
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .network import Network
@@ -36,13 +38,30 @@ class ProxySettings:
 SETTINGS = ProxySettings()
 
 
+@dataclass(frozen=True)
+class ConfigAdditions:
+    """What one test adds to the shared configuration. TOML lets a table be opened only once, so keys for
+    the existing [proxy] and [tls] tables are given as values and written inside them; whole new tables
+    (`[upstream]`, `[[tls.pin]]`) go in `sections`, written after everything else."""
+    proxy_keys: dict[str, object] = field(default_factory=dict)
+    tls_keys: dict[str, object] = field(default_factory=dict)
+    sections: str = ""
+
+
+NO_ADDITIONS = ConfigAdditions()
+
+
 def _toml(value) -> str:
-    """TOML basic strings and arrays share JSON's syntax for the values used here."""
+    """TOML basic strings, integers, booleans and arrays of them share JSON's syntax."""
     return json.dumps(value)
 
 
+def _keys(values: dict[str, object]) -> str:
+    return "".join(f"{key} = {_toml(value)}\n" for key, value in values.items())
+
+
 def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
-                         settings: ProxySettings = SETTINGS) -> str:
+                         settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
     return f"""# Written by the end-to-end tests for one test run.
 [proxy]
@@ -54,7 +73,7 @@ tunnel_idle_timeout = {settings.tunnel_idle_timeout}
 max_connections = {settings.max_connections}
 max_header_bytes = {settings.max_header_bytes}
 access_log = "-"
-
+{_keys(additions.proxy_keys)}
 [resolver]
 order = ["hosts", "system"]
 system_nameservers = [{_toml(network.dns_server)}]
@@ -68,16 +87,17 @@ allow_private_upstreams = true
 
 [tls]
 ca_file = {_toml(str(ca_file))}
-"""
+{_keys(additions.tls_keys)}{additions.sections}"""
 
 
 class IpdirectProxy(ProxyUnderTest):
     kind = "ipdirect"
 
-    def __init__(self, work_dir: Path, network: Network, ca_file: Path):
+    def __init__(self, work_dir: Path, network: Network, ca_file: Path, additions: ConfigAdditions = NO_ADDITIONS):
         super().__init__(work_dir)
         self.network = network
         self.ca_file = ca_file
+        self.additions = additions
         self.ipv6_port: int | None = None
         self.config_path = work_dir / "ipdirect.toml"
         self._starts = 0
@@ -95,7 +115,8 @@ class IpdirectProxy(ProxyUnderTest):
             self.ipv6_port = free_port("::1") if ipv6_loopback_available() else None
             if self.ipv6_port is not None:
                 listen.append(f"[::1]:{self.ipv6_port}")
-            self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file))
+            self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file,
+                                                              additions=self.additions))
             self.process = ManagedProcess(f"ipdirect-{self._starts}",
                                           [str(binary), "run", "--config", str(self.config_path)], self.work_dir)
             self.process.start()

@@ -6,6 +6,7 @@ All names are served by static host entries in the proxy's own configuration (ne
 
 from dataclasses import dataclass, field
 
+from .certificates import FAILURE_HOST_NAMES, VIRTUAL_HOST_NAMES
 from .ports import LOOPBACK
 
 # Loopback addresses with nothing listening on the test ports (all of 127.0.0.0/8 routes to lo on Linux).
@@ -38,6 +39,10 @@ class Network:
     def tls_authority(self, name: str) -> str:
         return f"{name}:{self.nginx_https_port}"
 
+    def tls_url(self, name: str, path: str = "/") -> str:
+        """An https:// URL on the HTTPS origin, for absolute-form requests the proxy itself speaks TLS for."""
+        return f"https://{self.tls_authority(name)}{path}"
+
     def counting_url(self, path: str = "/") -> str:
         return f"http://count.test:{self.counting_port}{path}"
 
@@ -49,8 +54,11 @@ class Network:
 def static_hosts_table() -> dict[str, list[str]]:
     return {
         "origin.test": [LOOPBACK],
-        "a.test": [LOOPBACK],
-        "b.test": [LOOPBACK],
+        # The HTTPS origin's virtual hosts, good and bad (see certificates.py); the plain origin answers
+        # for every name too.
+        **{name: [LOOPBACK] for name in VIRTUAL_HOST_NAMES + FAILURE_HOST_NAMES},
+        # The bare name of a `*.example.test` https_upgrade rule, which the rule must not match.
+        "example.test": [LOOPBACK],
         "upload.test": [LOOPBACK],
         "count.test": [LOOPBACK],
         "down.test": [LOOPBACK],

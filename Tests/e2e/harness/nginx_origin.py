@@ -11,8 +11,10 @@ Plain HTTP (`http_port`):
   /redirect          302 to /echo on the same Host
   /upload            streamed (no request buffering) to the Python upload origin, which hashes the body
   /ws                WebSocket Upgrade proxied to the Python echo server
-HTTPS (`https_port`): a.test and b.test each with their own certificate, plus a default server; every page
-says "vhost=<name> sni=<SNI> session_reused=<r or .>" so later TLS tests can see session resumption.
+HTTPS (`https_port`): a.test, b.test and api.example.test each with their own certificate, plus a default
+server; expired.test, wrong.test, selfsigned.test and unknown-ca.test each present one kind of bad certificate.
+Every page says "vhost=<name> sni=<SNI> session_reused=<r or .> host=<Host> connection=<nginx connection serial>
+requests=<n on it>", so TLS tests can see which name the client sent, session resumption and connection reuse.
 """
 
 import os
@@ -87,7 +89,7 @@ def _config_text(prefix: Path, http_port: int, https_port: int, certificates: Or
     temp = prefix / "tmp"
     vhost_page = ('default_type text/plain; add_header X-SSL-Session-Reused $ssl_session_reused always; '
                   'return 200 "vhost={name} sni=$ssl_server_name session_reused=$ssl_session_reused '
-                  'host=$http_host\\n";')
+                  'host=$http_host connection=$connection requests=$connection_requests\\n";')
 
     def tls_server(name: str, chain: Path, key: Path, default: bool) -> str:
         return f"""
@@ -102,6 +104,8 @@ def _config_text(prefix: Path, http_port: int, https_port: int, certificates: Or
     tls_servers = tls_server(DEFAULT_HOST_NAME, certificates.default.chain, certificates.default.key, True)
     for name in VIRTUAL_HOST_NAMES:
         pair = certificates.virtual_hosts[name]
+        tls_servers += tls_server(name, pair.chain, pair.key, False)
+    for name, pair in certificates.failure_hosts.items():
         tls_servers += tls_server(name, pair.chain, pair.key, False)
 
     return f"""

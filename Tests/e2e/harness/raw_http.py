@@ -47,6 +47,14 @@ class RawConnection:
         self.sock = socket.create_connection(address, timeout=timeout)
         self._buffer = bytearray()
 
+    @classmethod
+    def over(cls, sock: socket.socket) -> "RawConnection":
+        """Reads and writes an already connected socket (a TLS one, say) instead of opening its own."""
+        connection = cls.__new__(cls)
+        connection.sock = sock
+        connection._buffer = bytearray()
+        return connection
+
     def __enter__(self) -> "RawConnection":
         return self
 
