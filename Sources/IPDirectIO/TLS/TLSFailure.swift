@@ -33,7 +33,7 @@ struct TLSFailure: Error, CustomStringConvertible {
                 return "certificate is not yet valid"
             case .hostnameMismatch(let expected, let names):
                 let carried = names.isEmpty ? "it names no DNS or IP identity" : "it is for \(names.joined(separator: ", "))"
-                return "certificate does not match \(expected) (\(carried)); the server may not have received the expected SNI name"
+                return "hostname mismatch: certificate does not match \(expected) (\(carried)); the server may not have received the expected SNI name"
             case .selfSigned(let leaf):
                 return leaf ? "certificate is self-signed and not trusted"
                             : "certificate chain ends in an untrusted self-signed root"
@@ -43,7 +43,7 @@ struct TLSFailure: Error, CustomStringConvertible {
                 return "certificate rejected: \(reason)"
             case .pinMismatch(let serverPins):
                 let carried = serverPins.isEmpty ? "" : " (the server's keys: \(serverPins.joined(separator: ", ")))"
-                return "no certificate in the chain matches the pinned public keys\(carried)"
+                return "pin mismatch: no certificate in the chain matches the pinned public keys\(carried)"
             case .handshakeFailed(let reason):
                 return "handshake failed: \(reason)"
             case .handshakeTimedOut(let millis):
