@@ -1,6 +1,8 @@
-"""Turns the targets' results into one table: each figure per target, with its ratio to direct."""
+"""Turns the targets' results into the main table, each figure per target with its ratio to direct, and the TLS
+origination results into a table of their own."""
 
 from harness import idle
+from harness.tls_origination import RUNS as TLS_RUNS
 
 KIB_PER_MIB = 1024
 
@@ -98,3 +100,39 @@ def problems_text(results, bullet="- "):
         for problem in result.problems:
             lines.append(f"{bullet}{result.name}: {problem}")
     return "\n".join(lines)
+
+
+# TLS origination (harness/tls_origination.py): its own table, one column per proxy that was asked.
+def tls_table_rows(tls_results):
+    """Header plus, per run, a requests/s row and a CPU row; then whether the second upstream connection
+    resumed its session. A proxy that could not originate TLS shows "cannot", one not run "skipped"; the
+    notes under the table say why."""
+    header = ["TLS origination", "better"] + [result.name for result in tls_results]
+    rows = [header]
+
+    def unmeasured(result):
+        return "cannot" if result.cannot_originate else "skipped"
+
+    def cells(extract, digits):
+        row = []
+        for result in tls_results:
+            value = None if result.skipped else extract(result)
+            row.append(unmeasured(result) if result.skipped else "n/a" if value is None
+                       else f"{value:,.{digits}f}")
+        return row
+
+    for key, label in TLS_RUNS:
+        rows.append([label, "higher"] + cells(lambda result: result.requests_per_second(key), 0))
+        rows.append([f"CPU µs per request ({key} run)", "lower"] +
+                    cells(lambda result: result.cpu_us_per_request(key), 1))
+    rows.append(["second upstream session resumed (origin allows / refuses)", "-"] +
+                [unmeasured(result) if result.skipped else
+                 f"{_said(result.resumption.get('resumed'))} / {_said(result.resumption.get('full'))}"
+                 for result in tls_results])
+    return rows
+
+
+def _said(reused):
+    """nginx's $ssl_session_reused as a word."""
+    return {"r": "yes", ".": "no"}.get(reused, "n/a")
+

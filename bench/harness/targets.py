@@ -28,6 +28,8 @@ PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
 RESOLV_TEXT = "nameserver 127.0.0.1\n"
 TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid")
+# ipdirect's own default: idle upstream connections kept per host and port.
+DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST = 32
 
 
 def free_port():
@@ -55,12 +57,16 @@ class Environment:
         self.certificates = certificates
         self.http_port = free_port()
         self.tls_port = free_port()
+        # The same files over TLS from a server that never resumes a session.
+        self.tls_full_handshake_port = free_port()
         self.values = {"RUN_DIR": run_dir, "HTTP_PORT": self.http_port, "TLS_PORT": self.tls_port,
+                       "TLS_FULL_HANDSHAKE_PORT": self.tls_full_handshake_port,
                        "NGINX_WORKERS": NGINX_WORKERS, "MAX_CLIENTS": MAX_CLIENTS,
                        "MAX_FILE_DESCRIPTORS": MAX_FILE_DESCRIPTORS}
 
     def __str__(self):
-        return f"run dir {self.run_dir}, origin http={self.http_port} tls={self.tls_port}"
+        return (f"run dir {self.run_dir}, origin http={self.http_port} tls={self.tls_port} "
+                f"tls-without-resumption={self.tls_full_handshake_port}")
 
     def prepare(self):
         for sub in ("www", "nginx", "logs"):
@@ -103,10 +109,13 @@ class Environment:
                                 "-e", os.path.join(self.run_dir, "nginx", "error.log")],
                       self.http_port, self.log("nginx.out"))
 
-    def ipdirect(self, binary):
+    def ipdirect(self, binary, variant="", upstream_max_idle_per_host=DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST):
+        """`variant` names a differently configured instance (its own config and log file)."""
         port = free_port()
-        config = self.render("ipdirect.toml.in", "ipdirect/ipdirect.toml", IPDIRECT_PORT=port)
-        return Daemon("ipdirect", [binary, "run", "--config", config], port, self.log("ipdirect.out"))
+        name = f"ipdirect-{variant}" if variant else "ipdirect"
+        config = self.render("ipdirect.toml.in", f"ipdirect/{name}.toml", IPDIRECT_PORT=port,
+                             UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host)
+        return Daemon(name, [binary, "run", "--config", config], port, self.log(f"{name}.out"))
 
     def tinyproxy(self):
         port = free_port()
@@ -119,11 +128,14 @@ class Environment:
                 "tinyproxy", "-d", "-c", config]
         return Daemon("tinyproxy", argv, port, self.log("tinyproxy.out"))
 
-    def squid(self):
+    def squid(self, variant="", persistent_upstream_connections=True):
+        """`variant` names a differently configured instance (its own config and log file)."""
         port = free_port()
         self.private_dir("squid", SQUID_USER)
-        config = self.render("squid.conf.in", "squid/squid.conf", SQUID_PORT=port)
-        return Daemon("squid", ["squid", "-N", "-f", config], port, self.log("squid.out"))
+        name = f"squid-{variant}" if variant else "squid"
+        config = self.render("squid.conf.in", f"squid/{name}.conf", SQUID_PORT=port,
+                             SERVER_PERSISTENT_CONNECTIONS="on" if persistent_upstream_connections else "off")
+        return Daemon(name, ["squid", "-N", "-f", config], port, self.log(f"{name}.out"))
 
     def _write(self, relative, text):
         path = os.path.join(self.run_dir, relative)
