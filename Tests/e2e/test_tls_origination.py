@@ -60,3 +60,12 @@ def test_a_new_upstream_connection_to_the_same_host_resumes_the_tls_session(star
     assert second.connection != first.connection, f"the upstream connection was reused: {first} {second}"
     assert first.session_reused == FULL_HANDSHAKE, f"a fresh proxy resumed a session: {first}"
     assert second.session_reused == SESSION_RESUMED, f"the second handshake was a full one: {second}"
+
+
+def test_an_ip_literal_host_gets_no_sni_and_is_verified_against_the_certificate_ip_names(proxy, network):
+    # RFC 6066 §3 forbids an IP address as SNI; nginx then picks its default server, whose certificate
+    # carries 127.0.0.1 as an IP name (RFC 6125: IP identities are matched byte for byte).
+    authority = f"127.0.0.1:{network.nginx_https_port}"
+    page = OriginPage.parse(fetch(proxy.address, f"https://{authority}/", authority))
+    assert page.vhost == "default.test", page
+    assert page.sni in ("", "-"), page

@@ -22,6 +22,7 @@ from cryptography.x509.oid import NameOID
 VIRTUAL_HOST_NAMES = ("a.test", "b.test", "api.example.test")
 # The certificate of the default server, for a client that sends no or an unknown SNI name.
 DEFAULT_HOST_NAME = "default.test"
+LOOPBACK_ADDRESS = "127.0.0.1"
 # Hosts whose certificate is bad in one way each.
 EXPIRED_HOST_NAME = "expired.test"
 WRONG_HOST_NAME = "wrong.test"
@@ -79,7 +80,8 @@ def make_test_certificates(directory: Path) -> OriginCertificates:
     return OriginCertificates(
         ca_file=ca_file,
         virtual_hosts={name: issue(name, name) for name in VIRTUAL_HOST_NAMES},
-        default=issue(DEFAULT_HOST_NAME, DEFAULT_HOST_NAME),
+        # 127.0.0.1 as an IP name too: a request naming the address itself is verified against it.
+        default=issue(DEFAULT_HOST_NAME, DEFAULT_HOST_NAME, LOOPBACK_ADDRESS),
         expired=issue(EXPIRED_HOST_NAME, EXPIRED_HOST_NAME,
                       not_before=now - 2 * VALIDITY, not_after=now - VALIDITY),
         wrong_name=issue(WRONG_HOST_NAME, OTHER_HOST_NAME),
