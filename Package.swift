@@ -51,5 +51,9 @@ let package = Package(
             name: "IPDirectCoreTests",
             dependencies: ["IPDirectCore"]
         ),
+        .testTarget(
+            name: "IPDirectIOTests",
+            dependencies: ["IPDirectIO", "IPDirectCore", "CEvent"]
+        ),
     ]
 )
