@@ -232,12 +232,7 @@ extension ClientSession {
         exchange = current
         Logger.warning("session=\(id) client=\(peer) target=\(current.hostPort) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         sendToClient(error.response(proxyName: settings.viaName, close: close))
-        lookup?.cancel()
-        lookup = nil
-        connector?.cancel()
-        connector = nil
-        upstream?.close()
-        upstream = nil
+        abandonUpstreamWork()
         finishExchange()
     }
 
@@ -333,6 +328,17 @@ extension ClientSession {
         timer.schedule(afterMillis: ClientSession.lingerMillis)
     }
 
+    /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its
+    /// exchange did not end cleanly).
+    private func abandonUpstreamWork() {
+        lookup?.cancel()
+        lookup = nil
+        connector?.cancel()
+        connector = nil
+        upstream?.close()
+        upstream = nil
+    }
+
     /// Frees both connections now; idempotent.
     func close() {
         guard state != .closed else { return }
@@ -341,12 +347,7 @@ extension ClientSession {
         exchange = nil
         state = .closed
         timer.cancel()
-        lookup?.cancel()
-        lookup = nil
-        connector?.cancel()
-        connector = nil
-        upstream?.close()
-        upstream = nil
+        abandonUpstreamWork()
         bufferevent_setcb(client, nil, nil, nil, nil)
         bufferevent_free(client)
         worker.sessionEnded(self)
