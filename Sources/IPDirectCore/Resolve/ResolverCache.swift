@@ -1,0 +1,133 @@
+/// Resolved answers by name and address family, with TTL clamping, negative
+/// caching, a background-refresh point, a serve-stale window and LRU eviction.
+///
+/// A plain value owned by one event loop; it knows nothing of sessions or
+/// providers. Time comes in as `now` on every call that needs it.
+public struct ResolverCache: Sendable {
+    /// An answer is refreshed in the background once this share of its TTL has
+    /// passed, so names in steady use are renewed before they expire.
+    public static let refreshPointPercent: Int64 = 75
+    private static let percent: Int64 = 100
+
+    public let settings: ResolverCacheSettings
+    public private(set) var counters = ResolverCacheCounters()
+    private var entries: LRUStore<ResolverCacheKey, CachedAnswer>
+
+    public init(settings: ResolverCacheSettings = ResolverCacheSettings()) {
+        self.settings = settings
+        self.entries = LRUStore(capacity: settings.maxEntries)
+    }
+
+    public var count: Int { entries.count }
+
+    /// Looks `name` up for `family` and counts the outcome. A refresh-due answer is
+    /// reported once; later lookups see it as fresh until it is replaced or expires.
+    /// Answers past their stale window are dropped here.
+    public mutating func lookup(_ name: String, family: AddressFamily, now: CacheInstant) -> CacheLookup {
+        let key = ResolverCacheKey(name: name, family: family)
+        guard let answer = entries.use(key) else {
+            counters.misses += 1
+            return .miss
+        }
+        let age = answer.age(at: now)
+        switch phase(of: answer, at: now) {
+        case .fresh:
+            counters.hits += 1
+            return .fresh(answer, age: age)
+        case .refreshDue where answer.refreshRequested:
+            counters.hits += 1
+            return .fresh(answer, age: age)
+        case .refreshDue:
+            counters.hits += 1
+            counters.refreshes += 1
+            entries.update(key) { $0.refreshRequested = true }
+            var marked = answer
+            marked.refreshRequested = true
+            return .refreshDue(marked, age: age)
+        case .stale:
+            counters.staleServes += 1
+            return .stale(answer, age: age)
+        case .gone:
+            entries.remove(key)
+            counters.misses += 1
+            return .miss
+        }
+    }
+
+    /// Caches a positive answer, replacing any earlier one; the TTL is clamped to
+    /// `[minTTL, maxTTL]`. An empty address list is cached as a negative answer.
+    public mutating func insert(
+        _ addresses: [IPAddress], ttl: UInt32, for name: String, family: AddressFamily,
+        source: String, now: CacheInstant
+    ) {
+        guard !addresses.isEmpty else {
+            insertNegative(for: name, family: family, source: source, now: now)
+            return
+        }
+        let answer = CachedAnswer(addresses: addresses, source: source, fetchedAt: now,
+                                  ttl: settings.clampedTTL(ttl))
+        store(answer, for: ResolverCacheKey(name: name, family: family))
+    }
+
+    /// Caches "no such name" or "no data" for `negativeTTL` (RFC 2308 §5). The TTL
+    /// is not clamped to `minTTL`: a name that starts to exist should show up soon.
+    public mutating func insertNegative(for name: String, family: AddressFamily, source: String, now: CacheInstant) {
+        let answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
+        store(answer, for: ResolverCacheKey(name: name, family: family))
+    }
+
+    /// Forgets both families of `name`.
+    public mutating func remove(_ name: String) {
+        for family in AddressFamily.allCases {
+            entries.remove(ResolverCacheKey(name: name, family: family))
+        }
+    }
+
+    public mutating func removeAll() {
+        entries.removeAll()
+    }
+
+    /// Every usable entry (fresh or stale) for the admin dump, sorted by name then
+    /// family so dumps diff cleanly. Does not change recency or counters.
+    public func snapshot(now: CacheInstant) -> [CacheSnapshotRow] {
+        liveEntries(now: now)
+            .map { key, answer in
+                CacheSnapshotRow(name: key.name, family: key.family, addresses: answer.addresses,
+                                 secondsLeft: answer.secondsLeft(at: now), source: answer.source)
+            }
+            .sorted { ($0.name, $0.family.rawValue) < ($1.name, $1.family.rawValue) }
+    }
+
+    /// Every entry still inside its stale window, most recently used first, for
+    /// writing a cache file.
+    func liveEntries(now: CacheInstant) -> [(key: ResolverCacheKey, answer: CachedAnswer)] {
+        entries.entriesByRecency
+            .filter { phase(of: $0.value, at: now) != .gone }
+            .map { (key: $0.key, answer: $0.value) }
+    }
+
+    /// Where an answer stands at `now`.
+    enum Phase: Equatable {
+        case fresh, refreshDue, stale, gone
+    }
+
+    /// Negative answers are never refreshed early nor served stale: "no such name"
+    /// is not worth keeping a user from a name that has just appeared.
+    func phase(of answer: CachedAnswer, at now: CacheInstant) -> Phase {
+        let age = answer.age(at: now)
+        let ttl = Int64(answer.ttl) * millisecondsPerSecond
+        if answer.isNegative {
+            return age < ttl ? .fresh : .gone
+        }
+        if age * Self.percent < ttl * Self.refreshPointPercent { return .fresh }
+        if age < ttl { return .refreshDue }
+        if age < ttl + Int64(settings.serveStale) * millisecondsPerSecond { return .stale }
+        return .gone
+    }
+
+    mutating func store(_ answer: CachedAnswer, for key: ResolverCacheKey) {
+        if entries.set(key, answer) != nil {
+            counters.evictions += 1
+        }
+    }
+}

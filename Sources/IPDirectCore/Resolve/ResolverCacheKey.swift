@@ -1,0 +1,44 @@
+/// The address family a lookup asks for: A records (IPv4) or AAAA records (IPv6).
+///
+/// The cache keeps the two apart because providers answer them separately
+/// (`type=1` and `type=28`) with their own TTLs, and a name may have only one.
+public enum AddressFamily: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// A records, RFC 1035 §3.4.1.
+    case v4
+    /// AAAA records, RFC 3596 §2.1.
+    case v6
+
+    /// The family an address belongs to.
+    public init(of address: IPAddress) {
+        self = address.isIPv6 ? .v6 : .v4
+    }
+
+    public var description: String { rawValue }
+}
+
+/// What the resolver cache is keyed by: a normalised host name and an address family.
+public struct ResolverCacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// Lower case, without the trailing root dot.
+    public let name: String
+    public let family: AddressFamily
+
+    /// Normalises `name`, so `WWW.Example.COM.` and `www.example.com` share one entry.
+    public init(name: String, family: AddressFamily) {
+        self.name = ResolverCacheKey.normalised(name)
+        self.family = family
+    }
+
+    /// DNS names compare case-insensitively in ASCII only (RFC 4343 §3), so only
+    /// A–Z are folded; other bytes pass through untouched. A single trailing dot
+    /// names the root (RFC 1034 §3.1) and denotes the same absolute name.
+    public static func normalised(_ name: String) -> String {
+        var bytes = Array(name.utf8)
+        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
+        for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
+            bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public var description: String { "\(name)/\(family)" }
+}
