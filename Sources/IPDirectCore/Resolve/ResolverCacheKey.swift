@@ -1,22 +1,4 @@
-/// The address family a lookup asks for: A records (IPv4) or AAAA records (IPv6).
-///
-/// The cache keeps the two apart because providers answer them separately
-/// (`type=1` and `type=28`) with their own TTLs, and a name may have only one.
-public enum AddressFamily: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// A records, RFC 1035 §3.4.1.
-    case v4
-    /// AAAA records, RFC 3596 §2.1.
-    case v6
-
-    /// The family an address belongs to.
-    public init(of address: IPAddress) {
-        self = address.isIPv6 ? .v6 : .v4
-    }
-
-    public var description: String { rawValue }
-}
-
-/// What the resolver cache is keyed by: a normalised host name and an address family.
+//// What the resolver cache is keyed by: a normalised host name and an address family.
 public struct ResolverCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Lower case, without the trailing root dot.
     public let name: String

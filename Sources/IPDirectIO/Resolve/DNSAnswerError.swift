@@ -1,3 +1,5 @@
+import IPDirectCore
+
 /// Why a DNS response carries no usable answer: the provider failed, so the next source is tried.
 /// (NXDOMAIN and NOERROR-without-records are answers, not errors: see `DNSAnswer`.)
 public enum DNSAnswerError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import IPDirectCore
+
 /// The fixed 12-byte header of a DNS message (RFC 1035 §4.1.1), read from bytes already known
 /// to be at least that long.
 struct DNSHeader {

@@ -93,11 +93,11 @@ public enum AliyunFormat {
     }
 
     private static func listName(_ family: AddressFamily) -> String {
-        family == .ipv4 ? "ips" : "ipsv6"
+        family == .v4 ? "ips" : "ipsv6"
     }
 
     /// `4`, `6` or `4,6`, in that order whatever order `families` has.
     private static func queryValue(_ families: [AddressFamily]) -> String {
-        AddressFamily.allCases.filter(families.contains).map { $0 == .ipv4 ? "4" : "6" }.joined(separator: ",")
+        AddressFamily.allCases.filter(families.contains).map { $0 == .v4 ? "4" : "6" }.joined(separator: ",")
     }
 }

@@ -41,8 +41,8 @@ public enum JSONDNSFormat {
         let asked = HostName.normalized(name)
         try checkQuestion(document["Question"], asked: asked, family: family)
         switch status {
-        case DNSResponseCode.noError: break
-        case DNSResponseCode.nameError: return .nameDoesNotExist
+        case Int(DNSResponseCode.noError.rawValue): break
+        case Int(DNSResponseCode.nameError.rawValue): return .nameDoesNotExist
         default: throw .serverFailure(rcode: status)
         }
         guard let records = document["Answer"] else { return .noAddresses }
@@ -79,8 +79,8 @@ public enum JSONDNSFormat {
             guard let type = record["type"]?.integerValue else {
                 throw .malformedAnswer("an Answer record has no integer type")
             }
-            guard type == canonicalNameType || type == AddressFamily.ipv4.recordType
-                || type == AddressFamily.ipv6.recordType else { continue }
+            guard type == canonicalNameType || type == AddressFamily.v4.recordType
+                || type == AddressFamily.v6.recordType else { continue }
             guard let owner = record["name"]?.stringValue, let data = record["data"]?.stringValue else {
                 throw .malformedAnswer("an Answer record lacks its name or data")
             }

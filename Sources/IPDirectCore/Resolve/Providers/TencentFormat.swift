@@ -93,7 +93,7 @@ public enum TencentFormat {
 
     /// No `type` asks for A only; `AAAA` for IPv6 only; `addrs` for both.
     private static func typeValue(_ families: [AddressFamily]) -> String? {
-        switch (families.contains(.ipv4), families.contains(.ipv6)) {
+        switch (families.contains(.v4), families.contains(.v6)) {
         case (true, true): return "addrs"
         case (false, true): return "AAAA"
         default: return nil

@@ -2,7 +2,7 @@ import Testing
 @testable import IPDirectCore
 
 @Suite struct AliyunFormatTests {
-    private func answer(_ body: String, families: [AddressFamily] = [.ipv4, .ipv6])
+    private func answer(_ body: String, families: [AddressFamily] = [.v4, .v6])
         -> Result<ProviderAnswer, ProviderAnswerError>
     {
         AliyunFormat.parseAnswer(Array(body.utf8), name: "www.aliyun.com", families: families)
@@ -13,10 +13,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ([AddressFamily.ipv4, .ipv6], "/100000/d?host=www.aliyun.com&query=4,6"),
-        ([.ipv6, .ipv4], "/100000/d?host=www.aliyun.com&query=4,6"),
-        ([.ipv4], "/100000/d?host=www.aliyun.com&query=4"),
-        ([.ipv6], "/100000/d?host=www.aliyun.com&query=6"),
+        ([AddressFamily.v4, .v6], "/100000/d?host=www.aliyun.com&query=4,6"),
+        ([.v6, .v4], "/100000/d?host=www.aliyun.com&query=4,6"),
+        ([.v4], "/100000/d?host=www.aliyun.com&query=4"),
+        ([.v6], "/100000/d?host=www.aliyun.com&query=6"),
     ])
     func buildsThePlainRequestForTheFamiliesAsked(families: [AddressFamily], target: String) {
         #expect(AliyunFormat.request(accountID: "100000", name: "www.aliyun.com", families: families).target == target)
@@ -25,7 +25,7 @@ import Testing
     @Test func buildsTheSignedRequestFromTheVendorExample() {
         #expect(AliyunFormat.signatureInput(name: "www.aliyun.com", secret: "IAmASecret", expiry: 1534316400)
             == "www.aliyun.com-IAmASecret-1534316400")
-        let request = AliyunFormat.signedRequest(accountID: "100000", name: "www.aliyun.com", families: [.ipv4, .ipv6],
+        let request = AliyunFormat.signedRequest(accountID: "100000", name: "www.aliyun.com", families: [.v4, .v6],
                                                  expiry: 1534316400, signature: "60c71e98b6d7fcbb366243e224eab457")
         #expect(request.target
             == "/100000/sign_d?host=www.aliyun.com&query=4,6&t=1534316400&s=60c71e98b6d7fcbb366243e224eab457")
@@ -47,7 +47,7 @@ import Testing
 
     @Test func keepsOnlyTheFamiliesAsked() throws {
         let body = "{\"host\":\"www.aliyun.com\",\"ips\":[\"106.11.93.21\"],\"ipsv6\":[\"2401:b180:1:50::f\"],\"ttl\":60}"
-        #expect(try answer(body, families: [.ipv6]).get() == .addresses([address("2401:b180:1:50::f", 60)]))
+        #expect(try answer(body, families: [.v6]).get() == .addresses([address("2401:b180:1:50::f", 60)]))
     }
 
     @Test(arguments: [
@@ -68,8 +68,8 @@ import Testing
         ("{\"host\":\"www.aliyun.com\",\"ips\":[\"10.0.0.1\"],\"ttl\":\"60\"}", .invalidTTL("60")),
         ("{\"host\":\"www.aliyun.com\",\"ips\":[\"10.0.0.1\"],\"ttl\":6.5}", .invalidTTL("number")),
         ("{\"host\":\"www.aliyun.com\",\"ips\":[\"10.0.0.01\"],\"ttl\":60}", .invalidAddress("10.0.0.01")),
-        ("{\"host\":\"www.aliyun.com\",\"ips\":[\"::1\"],\"ttl\":60}", .wrongAddressFamily("::1", expected: .ipv4)),
-        ("{\"host\":\"www.aliyun.com\",\"ipsv6\":[\"10.0.0.1\"],\"ttl\":60}", .wrongAddressFamily("10.0.0.1", expected: .ipv6)),
+        ("{\"host\":\"www.aliyun.com\",\"ips\":[\"::1\"],\"ttl\":60}", .wrongAddressFamily("::1", expected: .v4)),
+        ("{\"host\":\"www.aliyun.com\",\"ipsv6\":[\"10.0.0.1\"],\"ttl\":60}", .wrongAddressFamily("10.0.0.1", expected: .v6)),
         ("{\"host\":\"www.aliyun.com\",\"ips\":\"10.0.0.1\",\"ttl\":60}", .malformedAnswer("ips is not an array")),
         ("{\"host\":\"www.aliyun.com\",\"ips\":[1],\"ttl\":60}", .malformedAnswer("ips holds a number")),
         ("\"ok\"", .malformedAnswer("the answer is not a JSON object")),

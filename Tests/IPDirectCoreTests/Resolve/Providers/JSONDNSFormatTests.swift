@@ -2,7 +2,7 @@ import Testing
 @testable import IPDirectCore
 
 @Suite struct JSONDNSFormatTests {
-    private func answer(_ body: String, name: String = "www.example.com", family: AddressFamily = .ipv4)
+    private func answer(_ body: String, name: String = "www.example.com", family: AddressFamily = .v4)
         -> Result<ProviderAnswer, ProviderAnswerError>
     {
         JSONDNSFormat.parseAnswer(Array(body.utf8), name: name, family: family)
@@ -13,15 +13,15 @@ import Testing
     }
 
     @Test func buildsGoogleAndCloudflareStyleRequests() {
-        let google = JSONDNSFormat.request(endpointPath: "/resolve", name: "www.example.com", family: .ipv6)
+        let google = JSONDNSFormat.request(endpointPath: "/resolve", name: "www.example.com", family: .v6)
         #expect(google.target == "/resolve?name=www.example.com&type=AAAA")
         #expect(google.headerFields == [.init(name: "Accept", value: "application/dns-json")])
-        let cloudflare = JSONDNSFormat.request(endpointPath: "/dns-query", name: "a.test", family: .ipv4)
+        let cloudflare = JSONDNSFormat.request(endpointPath: "/dns-query", name: "a.test", family: .v4)
         #expect(cloudflare.target == "/dns-query?name=a.test&type=A")
     }
 
     @Test func percentEncodesWhatCouldSplitTheQuery() {
-        let request = JSONDNSFormat.request(endpointPath: "/resolve?ct=json", name: "a&type=1 #", family: .ipv4)
+        let request = JSONDNSFormat.request(endpointPath: "/resolve?ct=json", name: "a&type=1 #", family: .v4)
         #expect(request.target == "/resolve?ct=json&name=a%26type%3D1%20%23&type=A")
     }
 
@@ -43,7 +43,7 @@ import Testing
         {"Status":0,"Question":[{"name":"WWW.Example.COM","type":28}],
          "Answer":[{"name":"www.example.com","type":28,"TTL":300,"data":"2606:2800:220:1:248:1893:25c8:1946"}]}
         """
-        #expect(try answer(body, name: "www.example.com.", family: .ipv6).get()
+        #expect(try answer(body, name: "www.example.com.", family: .v6).get()
             == .addresses([address("2606:2800:220:1:248:1893:25c8:1946", 300)]))
     }
 
@@ -91,7 +91,7 @@ import Testing
         {"Status":0,"Question":[{"name":"www.example.com.","type":1}],
          "Answer":[{"name":"www.example.com.","type":1,"TTL":9,"data":"::1"}]}
         """
-        #expect(answer(body) == .failure(.wrongAddressFamily("::1", expected: .ipv4)))
+        #expect(answer(body) == .failure(.wrongAddressFamily("::1", expected: .v4)))
     }
 
     @Test func refusesMoreThanSixtyFourAddresses() {
@@ -102,7 +102,7 @@ import Testing
 
     @Test func refusesBodiesOverSixtyFourKiB() {
         let body = [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024 + 1)
-        #expect(JSONDNSFormat.parseAnswer(body, name: "a.test", family: .ipv4)
+        #expect(JSONDNSFormat.parseAnswer(body, name: "a.test", family: .v4)
             == .failure(.bodyTooLarge(size: 64 * 1024 + 1, limit: 64 * 1024)))
     }
 

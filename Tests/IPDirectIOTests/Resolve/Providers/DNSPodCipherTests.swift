@@ -32,11 +32,11 @@ import IPDirectCore
 
     @Test(arguments: [
         (TencentFormat.CipherAlgorithm.des, "465d2632f897cd4ab7c0c747b9d2be8d03d8bc974983c48b03f0801f139b77e1",
-         [AddressFamily.ipv4], "93.184.216.34 ttl=600, 93.184.216.35 ttl=600"),
+         [AddressFamily.v4], "93.184.216.34 ttl=600, 93.184.216.35 ttl=600"),
         (.des, "465d2632f897cd4a69a9e2d77dedb8059ff269837d0d102349f20ecf2594a3d5ba32bf93e939deeb154f2f42921eff3a81c9bedbbd608e987ee24fc85762ac42",
-         [.ipv4, .ipv6], "93.184.216.34 ttl=300, 2606:2800:220:1:248:1893:25c8:1946 ttl=300"),
+         [.v4, .v6], "93.184.216.34 ttl=300, 2606:2800:220:1:248:1893:25c8:1946 ttl=300"),
         (.aes, "f0e0d0c0b0a090807060504030201000" + "94e2ab3472453306b60ecd938280370dd46a45ac9c5d7a426b960dcb10faeb8c",
-         [.ipv4], "93.184.216.34 ttl=600, 93.184.216.35 ttl=600"),
+         [.v4], "93.184.216.34 ttl=600, 93.184.216.35 ttl=600"),
     ])
     func decryptsAndParsesAnswersMadeByTheOpenSSLCommandLine(algorithm: TencentFormat.CipherAlgorithm, body: String,
                                                             families: [AddressFamily], expected: String) throws {

@@ -29,4 +29,10 @@ public struct DNSResponseCode: RawRepresentable, Hashable, Sendable, CustomStrin
     public var description: String {
         Self.mnemonics[rawValue] ?? "RCODE\(rawValue)"
     }
+
+    /// The mnemonic for an RCODE read as a plain number (the JSON APIs' `Status`).
+    public static func name(of rcode: Int) -> String {
+        guard let value = UInt8(exactly: rcode) else { return "RCODE\(rcode)" }
+        return DNSResponseCode(rawValue: value).description
+    }
 }
