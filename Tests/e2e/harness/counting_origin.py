@@ -8,37 +8,21 @@ import socket
 import threading
 import time
 
+from .loopback_server import LoopbackServer
 from .ports import LOOPBACK
 
 # A connection that sends nothing for this long is closed, so stray readers never pile up.
 IDLE_CLOSE_SECONDS = 5.0
-# How often the accept loop wakes to notice shutdown.
-ACCEPT_POLL_SECONDS = 0.2
 READ_CHUNK_BYTES = 65536
 
 
-class CountingOrigin:
+class CountingOrigin(LoopbackServer):
+    name = "counting-origin"
+
     def __init__(self, host: str = LOOPBACK):
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind((host, 0))
-        self._listener.listen(64)
-        self._listener.settimeout(ACCEPT_POLL_SECONDS)
-        self.host = host
-        self.port = self._listener.getsockname()[1]
+        super().__init__(host)
         self._lock = threading.Lock()
         self._received: list[bytearray] = []
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._accept_loop, name="counting-origin", daemon=True)
-
-    def start(self) -> "CountingOrigin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._thread.join(timeout=2 * ACCEPT_POLL_SECONDS + 1)
-        self._listener.close()
 
     def reset(self) -> None:
         with self._lock:
@@ -58,23 +42,16 @@ class CountingOrigin:
         """Waits a fixed quiet period so a late connection from the proxy would be counted."""
         time.sleep(quiet_seconds)
 
-    def _accept_loop(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            buffer = bytearray()
-            with self._lock:
-                self._received.append(buffer)
-            threading.Thread(target=self._drain, args=(connection, buffer), daemon=True).start()
+    def serve(self, connection: socket.socket) -> None:
+        buffer = bytearray()
+        with self._lock:
+            self._received.append(buffer)
+        self._drain(connection, buffer)
 
     def _drain(self, connection: socket.socket, buffer: bytearray) -> None:
         connection.settimeout(IDLE_CLOSE_SECONDS)
         with connection:
-            while not self._stopping.is_set():
+            while not self.stopping:
                 try:
                     block = connection.recv(READ_CHUNK_BYTES)
                 except OSError:
