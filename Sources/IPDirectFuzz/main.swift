@@ -1,4 +1,4 @@
-// Fuzz driver for the HTTP parsers. Built normally it replays inputs: `IPDirectFuzz FILE...` runs every
+// Fuzz driver for the HTTP parsers and the HTTPDNS answer readers. Built normally it replays inputs: `IPDirectFuzz FILE...` runs every
 // check on each file (a reproducer saved by libFuzzer, or a corpus). Built with IPDIRECT_FUZZING and
 // -sanitize=fuzzer (see Tests/fuzz/run) it hands control to libFuzzer.
 import IPDirectCore
@@ -12,6 +12,7 @@ func checkAll(_ bytes: UnsafeRawBufferPointer) {
         RequestInvariants.check(exact)
         ResponseInvariants.check(exact)
         ChunkedInvariants.check(exact)
+        ProviderAnswerInvariants.check(exact)
     }
 }
 
