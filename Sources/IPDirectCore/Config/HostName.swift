@@ -6,11 +6,17 @@ public enum HostName {
     /// RFC 1035 §2.3.4.
     static let maximumLabelLength = 63
 
-    /// The form names are looked up by (lower case, no trailing dot), without validating them.
+    /// The form names are compared and looked up by, without validating them: ASCII letters lower-cased
+    /// and nothing else, because DNS names compare without regard to ASCII case only (RFC 4343 §3), and
+    /// one trailing dot dropped. The one normaliser for the config, the resolver, its cache, DNS
+    /// messages and TLS, so a name is the same key everywhere.
     public static func normalized(_ name: String) -> String {
-        var name = name.lowercased()
-        if name.hasSuffix(".") { name.removeLast() }
-        return name
+        var bytes = Array(name.utf8)
+        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
+        for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
+            bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The lower-case form without a trailing dot, or why `text` is not a host name.

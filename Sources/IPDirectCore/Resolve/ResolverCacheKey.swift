@@ -14,12 +14,7 @@ public struct ResolverCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// A–Z are folded; other bytes pass through untouched. A single trailing dot
     /// names the root (RFC 1034 §3.1) and denotes the same absolute name.
     public static func normalised(_ name: String) -> String {
-        var bytes = Array(name.utf8)
-        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
-        for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
-            bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        HostName.normalized(name)
     }
 
     public var description: String { "\(name)/\(family)" }

@@ -46,7 +46,7 @@ public enum DNSAnswer: Sendable, Equatable, CustomStringConvertible {
         case .success(let read): question = read
         case .failure(let error): return .failure(error)
         }
-        let asked = DNSQuestion(name: DNSQuestion.normalisedName(askedName), type: type.rawValue, dnsClass: DNSRecordType.internetClass)
+        let asked = DNSQuestion(name: HostName.normalized(askedName), type: type.rawValue, dnsClass: DNSRecordType.internetClass)
         // RFC 8484 §4.2 leaves matching answers to questions to the client, and an answer for
         // another name must never be cached under this one.
         guard question == asked else {

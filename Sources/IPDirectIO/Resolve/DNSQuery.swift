@@ -1,4 +1,5 @@
 import CEvent
+import IPDirectCore
 
 /// One RFC 8484 DNS query message for a name's A or AAAA records, built by c-ares.
 ///
@@ -22,7 +23,7 @@ public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
     private static let noEDNSPayloadSize: Int32 = 0
 
     public init(name: String, type: DNSRecordType) throws(DNSQueryError) {
-        let normalised = DNSQuestion.normalisedName(name)
+        let normalised = HostName.normalized(name)
         guard !normalised.isEmpty else { throw .invalidName(name, "the name is empty") }
         guard normalised.utf8.count <= Self.maximumNameLength else {
             throw .invalidName(name, "longer than \(Self.maximumNameLength) characters")

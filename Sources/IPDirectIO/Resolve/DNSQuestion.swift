@@ -1,4 +1,5 @@
 import CEvent
+import IPDirectCore
 
 /// The question a DNS message carries (RFC 1035 §4.1.2): name, type and class.
 struct DNSQuestion: Equatable, CustomStringConvertible {
@@ -8,7 +9,6 @@ struct DNSQuestion: Equatable, CustomStringConvertible {
     let dnsClass: UInt16
 
     /// Setting this bit turns an ASCII capital into its small letter.
-    private static let asciiLowerCaseBit: UInt8 = 0x20
     /// QTYPE and QCLASS follow the name, 16 bits each.
     private static let typeAndClassSize = 4
 
@@ -32,17 +32,9 @@ struct DNSQuestion: Equatable, CustomStringConvertible {
         }
         func word(at offset: Int) -> UInt16 { UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]) }
         return .success(DNSQuestion(
-            name: normalisedName(String(cString: expanded)),
+            name: HostName.normalized(String(cString: expanded)),
             type: word(at: typeOffset),
             dnsClass: word(at: typeOffset + 2)))
-    }
-
-    /// Lower-cases ASCII letters only and drops one trailing dot: DNS names compare without regard
-    /// to ASCII case, and only ASCII case (RFC 4343 §3), so `==` on normalised names is name equality.
-    static func normalisedName(_ name: String) -> String {
-        var bytes = name.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | asciiLowerCaseBit : $0 }
-        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     var description: String {

@@ -29,10 +29,10 @@ final class TLSClientContext {
                 throw StartupError("TLS pin \"\(malformed)\" for \(host) is not a base64 SHA-256 digest (\(PublicKeyPin.encodedLength) characters ending in '=')")
             }
             guard !hostPins.isEmpty else { throw StartupError("TLS pins for \(host) are empty: no server could ever match") }
-            normalizedPins[TLSClientContext.normalized(host), default: []].formUnion(hostPins)
+            normalizedPins[HostName.normalized(host), default: []].formUnion(hostPins)
         }
         self.pins = normalizedPins
-        self.insecureHosts = Set(insecureHosts.map(TLSClientContext.normalized))
+        self.insecureHosts = Set(insecureHosts.map(HostName.normalized))
         OpenSSLErrorQueue.drainThread()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw StartupError("cannot create a TLS client context: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
@@ -92,21 +92,15 @@ final class TLSClientContext {
         return true
     }
 
-    /// Host names compare case-insensitively and without a final dot (RFC 6066 §3 forbids the dot in SNI).
-    static func normalized(_ host: String) -> String {
-        let lower = host.lowercased()
-        return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
-    }
-
     static func cacheKey(host: String, port: UInt16) -> String {
-        let name = normalized(host)
+        let name = HostName.normalized(host)
         return name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
     }
 
     /// A new SSL* for a connection to `host` (the name the client asked for) on `port`, owned by the
     /// caller (a bufferevent created with BEV_OPT_CLOSE_ON_FREE frees it).
     func makeSSL(host: String, port: UInt16) -> OpaquePointer {
-        let name = TLSClientContext.normalized(host)
+        let name = HostName.normalized(host)
         guard let ssl = SSL_new(context) else { fatalError("SSL_new failed: out of memory") }
         if IPAddress(name) == nil {
             _ = ipd_SSL_set_tlsext_host_name(ssl, name)
@@ -134,7 +128,7 @@ final class TLSClientContext {
     /// Checks the key pins of `host` against the connection's verified chain once the handshake has
     /// succeeded; nil when the host has no pins or a certificate of the chain carries a pinned key.
     func pinFailure(_ ssl: OpaquePointer, host: String) -> TLSFailure? {
-        guard let accepted = pins[TLSClientContext.normalized(host)] else { return nil }
+        guard let accepted = pins[HostName.normalized(host)] else { return nil }
         // A resumed session carries no chain of its own; it was cached only from a connection whose
         // chain passed this check (a failing connection's session is forgotten, see `forgetSession`).
         if TLSClientContext.handshakeWasResumed(ssl) { return nil }
