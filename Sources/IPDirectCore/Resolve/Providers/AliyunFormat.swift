@@ -48,13 +48,7 @@ public enum AliyunFormat {
     private static func answer(_ body: [UInt8], name: String, families: [AddressFamily])
         throws(ProviderAnswerError) -> ProviderAnswer
     {
-        try ProviderAnswerLimits.checkBodySize(body)
-        let document: JSONValue
-        switch JSONReader.parse(body, sizeLimit: ProviderAnswerLimits.maximumBodySize) {
-        case .success(let value): document = value
-        case .failure(let failure): throw .malformedJSON(failure)
-        }
-        guard case .object = document else { throw .malformedAnswer("the answer is not a JSON object") }
+        let document = try ProviderAnswerLimits.jsonObject(body)
         if let code = document["code"] {
             throw .providerError(code: code.stringValue ?? code.kindName)
         }

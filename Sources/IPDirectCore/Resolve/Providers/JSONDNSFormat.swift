@@ -28,13 +28,7 @@ public enum JSONDNSFormat {
     private static func answer(_ body: [UInt8], name: String, family: AddressFamily)
         throws(ProviderAnswerError) -> ProviderAnswer
     {
-        try ProviderAnswerLimits.checkBodySize(body)
-        let document: JSONValue
-        switch JSONReader.parse(body, sizeLimit: ProviderAnswerLimits.maximumBodySize) {
-        case .success(let value): document = value
-        case .failure(let failure): throw .malformedJSON(failure)
-        }
-        guard case .object = document else { throw .malformedAnswer("the answer is not a JSON object") }
+        let document = try ProviderAnswerLimits.jsonObject(body)
         guard let status = document["Status"]?.integerValue else {
             throw .malformedAnswer("Status is missing or not an integer")
         }

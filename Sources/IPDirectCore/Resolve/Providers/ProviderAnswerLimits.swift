@@ -20,6 +20,18 @@ public enum ProviderAnswerLimits {
         }
     }
 
+    /// The JSON object a JSON-speaking provider answered, within the body size limit.
+    static func jsonObject(_ body: [UInt8]) throws(ProviderAnswerError) -> JSONValue {
+        try checkBodySize(body)
+        let document: JSONValue
+        switch JSONReader.parse(body, sizeLimit: maximumBodySize) {
+        case .success(let value): document = value
+        case .failure(let failure): throw .malformedJSON(failure)
+        }
+        guard case .object = document else { throw .malformedAnswer("the answer is not a JSON object") }
+        return document
+    }
+
     /// Refuses more than `maximumAddressCount` addresses.
     static func checkAddressCount(_ count: Int) throws(ProviderAnswerError) {
         guard count <= maximumAddressCount else {
