@@ -36,6 +36,24 @@ def _world_writable_dir(prefix: str) -> Path:
     return directory
 
 
+def _start_on_a_free_port(proxy: ProxyUnderTest, name: str, command, write_config):
+    """Starts `command` on a fresh free port (`write_config` writes the config for `proxy.port`), retrying
+    when another process took the port between picking and binding it."""
+    last_error = None
+    for attempt in range(START_ATTEMPTS):
+        proxy.port = free_port()
+        write_config()
+        proxy.process = ManagedProcess(f"{name}-{attempt}", command, proxy.work_dir)
+        proxy.process.start()
+        try:
+            proxy.process.wait_for_port(LOOPBACK, proxy.port)
+            return proxy
+        except ProcessFailedToStart as error:
+            proxy.process.stop()
+            last_error = error
+    raise ProcessFailedToStart(f"{name} did not start: {last_error}")
+
+
 class SquidProxy(ProxyUnderTest):
     kind = "squid"
 
@@ -46,21 +64,9 @@ class SquidProxy(ProxyUnderTest):
 
     def start(self) -> "SquidProxy":
         (self.squid_dir / "hosts").write_text(_hosts_file_text(self.network))
-        last_error = None
-        for attempt in range(START_ATTEMPTS):
-            self.port = free_port()
-            config = self.squid_dir / "squid.conf"
-            config.write_text(self._config_text())
-            self.process = ManagedProcess(f"squid-{attempt}", ["squid", "-N", "-d", "1", "-f", str(config)],
-                                          self.work_dir)
-            self.process.start()
-            try:
-                self.process.wait_for_port(LOOPBACK, self.port)
-                return self
-            except ProcessFailedToStart as error:
-                self.process.stop()
-                last_error = error
-        raise ProcessFailedToStart(f"squid did not start: {last_error}")
+        config = self.squid_dir / "squid.conf"
+        return _start_on_a_free_port(self, "squid", ["squid", "-N", "-d", "1", "-f", str(config)],
+                                     lambda: config.write_text(self._config_text()))
 
     def stop(self) -> None:
         super().stop()
@@ -118,24 +124,12 @@ class TinyproxyProxy(ProxyUnderTest):
         hosts, resolv = self.work_dir / "hosts", self.work_dir / "resolv.conf"
         hosts.write_text(_hosts_file_text(self.network))
         resolv.write_text(LOOPBACK_RESOLV_CONF)
-        last_error = None
-        for attempt in range(START_ATTEMPTS):
-            self.port = free_port()
-            config = self.work_dir / "tinyproxy.conf"
-            config.write_text(self._config_text())
-            # unshare and sh exec in place, so the child's pid is tinyproxy's own.
-            script = (f'mount --bind "{hosts}" /etc/hosts && mount --bind "{resolv}" /etc/resolv.conf '
-                      f'&& exec tinyproxy -d -c "{config}"')
-            self.process = ManagedProcess(f"tinyproxy-{attempt}", ["unshare", "--mount", "sh", "-c", script],
-                                          self.work_dir)
-            self.process.start()
-            try:
-                self.process.wait_for_port(LOOPBACK, self.port)
-                return self
-            except ProcessFailedToStart as error:
-                self.process.stop()
-                last_error = error
-        raise ProcessFailedToStart(f"tinyproxy did not start: {last_error}")
+        config = self.work_dir / "tinyproxy.conf"
+        # unshare and sh exec in place, so the child's pid is tinyproxy's own.
+        script = (f'mount --bind "{hosts}" /etc/hosts && mount --bind "{resolv}" /etc/resolv.conf '
+                  f'&& exec tinyproxy -d -c "{config}"')
+        return _start_on_a_free_port(self, "tinyproxy", ["unshare", "--mount", "sh", "-c", script],
+                                     lambda: config.write_text(self._config_text()))
 
     def access_log_path(self) -> Path:
         return self.work_dir / "tinyproxy.log"
