@@ -51,6 +51,9 @@ final class ClientSession {
     }
 
     unowned let worker: Worker
+    /// Copied once per connection: a computed `worker.config.proxy` copied the struct, strings and
+    /// all, on every use along the request path.
+    let settings: ProxySettings
     let id: UInt64
     let client: OpaquePointer
     let peer: String
@@ -79,6 +82,7 @@ final class ClientSession {
 
     init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
         self.worker = worker
+        self.settings = worker.config.proxy
         self.id = id
         self.client = client
         self.peer = peer
@@ -88,7 +92,6 @@ final class ClientSession {
 
     var clientInput: OpaquePointer { bufferevent_get_input(client) }
     var clientOutput: OpaquePointer { bufferevent_get_output(client) }
-    var settings: ProxySettings { worker.config.proxy }
 
     func start() {
         bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
