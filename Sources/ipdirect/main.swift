@@ -9,7 +9,7 @@ struct IPDirectCommand: ParsableCommand {
         commandName: "ipdirect",
         abstract: "A local forward proxy that resolves upstream names itself and connects by IP.",
         version: IPDirectVersion.string,
-        subcommands: [Run.self, Check.self],
+        subcommands: [Run.self, Check.self, Resolve.self],
         defaultSubcommand: Run.self
     )
 }
@@ -59,6 +59,32 @@ struct Check: ParsableCommand {
     func run() throws {
         guard options.load() != nil else { throw ExitCode(1) }
         print("\(options.config ?? "built-in defaults"): configuration ok")
+    }
+}
+
+struct Resolve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Resolve a host name the way the proxy would and print each address, its TTL left and its source.")
+
+    @OptionGroup var options: ConfigOption
+
+    @Argument(help: "The host name to resolve.")
+    var name: String
+
+    func run() throws {
+        guard let config = options.load() else { throw ExitCode(1) }
+        do {
+            switch try SingleNameResolution.resolve(name, config: config) {
+            case .success(let lines):
+                for line in lines { print(line) }
+            case .failure(let failure):
+                printError("ipdirect: \(failure)")
+                throw ExitCode(2)
+            }
+        } catch let error as StartupError {
+            printError("ipdirect: \(error)")
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -18,6 +18,13 @@ public struct ResolverSettings: Sendable, Equatable {
     public var systemNameservers: [SocketAddress] = []
     /// Time to wait for one system DNS lookup.
     public var systemTimeoutMs = 5_000
+    public var httpdns: [HTTPDNSProviderSettings] = []
+    public var bypass: [HostPattern] = []
+    public var cache = ResolverCacheSettings()
+    public var preresolve: [String] = []
+    public var cacheFile: String? = nil
+    public var cacheWriteIntervalSeconds = 300
+    public var compareSystem = false
 
     public init() {}
 }
@@ -45,4 +52,32 @@ extension ConfigReader where Value == SocketAddress {
             return .failure("'\(text)' is not an IP address with an optional port, such as 192.0.2.53 or [2001:db8::53]:5353")
         }
     }
+}
+
+public enum HTTPDNSFormat: String, Sendable, CaseIterable, CustomStringConvertible { case doh, json, aliyun, tencent
+    public var description: String { rawValue } }
+public enum HTTPDNSMethod: String, Sendable, CaseIterable, CustomStringConvertible { case get, post
+    public var description: String { rawValue } }
+public enum CredentialSource: Sendable, Equatable, CustomStringConvertible { case file(String), environment(String)
+    public var description: String { "" } }
+public struct HTTPDNSURL: Sendable, Equatable {
+    public var isHTTPS: Bool
+    public var host: String
+    public var port: UInt16
+    public var authority: String
+    public var path: String
+}
+public struct HTTPDNSProviderSettings: Sendable, Equatable {
+    public var name: String
+    public var format: HTTPDNSFormat
+    public var url: HTTPDNSURL
+    public var bootstrap: [IPAddress]
+    public var caFile: String?
+    public var timeoutMs: Int
+    public var method: HTTPDNSMethod
+    public var accountID: String?
+    public var secret: CredentialSource?
+    public var token: CredentialSource?
+    public var keyID: String?
+    public var cipher: TencentFormat.CipherAlgorithm?
 }

@@ -7,7 +7,11 @@ public struct AccessLogRecord: Sendable {
     public var target: String
     /// The address actually connected to, "-" if none.
     public var upstream: String
+    /// Where the upstream address came from: `hosts`, a provider's name, `system`, `cache:NAME`,
+    /// `stale:NAME`, `literal`, or `pool` for a reused connection.
     public var source: String
+    /// Age of the cached answer used, nil when none was.
+    public var cacheAgeMillis: Int64?
     public var status: Int
     /// Bytes received from the client and sent to the client (heads and bodies).
     public var bytesFromClient: UInt64
@@ -19,7 +23,7 @@ public struct AccessLogRecord: Sendable {
     public var note: String
 
     public init(unixMillis: Int64, client: String, method: String, target: String, upstream: String, source: String,
-                status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
+                cacheAgeMillis: Int64? = nil, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
                 connectMicros: Int64, totalMicros: Int64, note: String) {
         self.unixMillis = unixMillis
         self.client = client
@@ -27,6 +31,7 @@ public struct AccessLogRecord: Sendable {
         self.target = target
         self.upstream = upstream
         self.source = source
+        self.cacheAgeMillis = cacheAgeMillis
         self.status = status
         self.bytesFromClient = bytesFromClient
         self.bytesToClient = bytesToClient
@@ -40,6 +45,7 @@ public struct AccessLogRecord: Sendable {
     public var line: String {
         var line = Timestamp.rfc3339(unixMillis: unixMillis)
         line += " client=\(client) method=\(method) target=\(target) upstream=\(upstream) source=\(source)"
+        line += " cache_age_ms=\(cacheAgeMillis.map(String.init) ?? "-")"
         line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
         line += " total_ms=\(Timestamp.millis(totalMicros))"

@@ -89,6 +89,8 @@ public struct CacheFileContents: Sendable, Equatable {
     public var problems: [CacheFileProblem] = []
     /// Well-formed entries dropped because they were past their stale window.
     public var expiredCount = 0
+
+    public init() {}
 }
 
 extension ResolverCache {

@@ -6,12 +6,53 @@ public enum ResolutionSource: Sendable, Equatable, CustomStringConvertible {
     case hosts
     /// The system resolver (evdns with /etc/resolv.conf or `system_nameservers`).
     case system
+    /// The `[[resolver.httpdns]]` provider of this name.
+    case httpdns(String)
 
-    public var description: String {
+    /// The name the resolver cache stores with an answer.
+    public var cacheLabel: String {
         switch self {
         case .literal: return "literal"
         case .hosts: return "hosts"
         case .system: return "system"
+        case .httpdns(let provider): return provider
+        }
+    }
+
+    /// Reads back `cacheLabel`; provider names may not be `system`, `hosts` or `literal` (the config refuses them).
+    public init(cacheLabel: String) {
+        switch cacheLabel {
+        case "system": self = .system
+        case "hosts": self = .hosts
+        case "literal": self = .literal
+        default: self = .httpdns(cacheLabel)
+        }
+    }
+
+    public var description: String { cacheLabel }
+}
+
+/// How the resolver cache took part in an answer.
+public enum CacheUse: Sendable, Equatable, CustomStringConvertible {
+    /// Not from the cache: asked of a source now (or a source that is never cached).
+    case miss
+    /// From the cache, within its TTL; `ageMillis` since it was fetched.
+    case hit(ageMillis: Int64)
+    /// From the cache past its TTL (RFC 8767 serve-stale), while a refresh runs or because every source failed.
+    case stale(ageMillis: Int64)
+
+    public var ageMillis: Int64? {
+        switch self {
+        case .miss: return nil
+        case .hit(let age), .stale(let age): return age
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .miss: return "miss"
+        case .hit: return "hit"
+        case .stale: return "stale"
         }
     }
 }
@@ -20,10 +61,25 @@ public enum ResolutionSource: Sendable, Equatable, CustomStringConvertible {
 public struct Resolution: Sendable, Equatable {
     public var addresses: [IPAddress]
     public var source: ResolutionSource
+    public var cache: CacheUse
+    /// Seconds each family's answer may still be used; nil where nothing was cached for it.
+    public var secondsLeft: [AddressFamily: Int64]
 
-    public init(addresses: [IPAddress], source: ResolutionSource) {
+    public init(addresses: [IPAddress], source: ResolutionSource, cache: CacheUse = .miss,
+                secondsLeft: [AddressFamily: Int64] = [:]) {
         self.addresses = addresses
         self.source = source
+        self.cache = cache
+        self.secondsLeft = secondsLeft
+    }
+
+    /// `source`, marked when the answer came from the cache: `google`, `cache:google`, `stale:google`.
+    public var sourceLabel: String {
+        switch cache {
+        case .miss: return source.description
+        case .hit: return "cache:\(source)"
+        case .stale: return "stale:\(source)"
+        }
     }
 }
 
@@ -43,11 +99,14 @@ public struct ResolveFailure: Error, Sendable, Equatable, CustomStringConvertibl
         self.reason = reason
     }
 
-    public var description: String {
+    public var description: String { "cannot resolve \(host): \(reasonText)" }
+
+    /// The reason alone, for lists of what each source said.
+    public var reasonText: String {
         switch reason {
-        case .notFound: return "cannot resolve \(host): no such name"
-        case .timeout: return "cannot resolve \(host): resolver timed out"
-        case .failed(let why): return "cannot resolve \(host): \(why)"
+        case .notFound: return "no such name"
+        case .timeout: return "resolver timed out"
+        case .failed(let why): return why
         }
     }
 

@@ -54,6 +54,19 @@ public struct ResolverCache: Sendable {
         }
     }
 
+    /// The answer for `name` and `family` if it is still usable (fresh or inside its stale window),
+    /// without counting a lookup, asking for a refresh or changing recency: what the resolver reads
+    /// when every source failed and a stale answer is the last resort.
+    public func peek(_ name: String, family: AddressFamily, now: CacheInstant) -> CachedAnswer? {
+        guard let answer = entries.peek(ResolverCacheKey(name: name, family: family)) else { return nil }
+        return phase(of: answer, at: now) == .gone ? nil : answer
+    }
+
+    /// Counts an answer served past its TTL because every source failed.
+    public mutating func countStaleServe() {
+        counters.staleServes += 1
+    }
+
     /// Caches a positive answer, replacing any earlier one; the TTL is clamped to
     /// `[minTTL, maxTTL]`. An empty address list is cached as a negative answer.
     public mutating func insert(

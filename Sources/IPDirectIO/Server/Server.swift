@@ -7,6 +7,7 @@ public final class Server {
     private let config: Config
     private let sockets: [ListeningSocket]
     private let workers: [Worker]
+    private let resolver: ResolverService
 
     public init(config: Config) throws(StartupError) {
         self.config = config
@@ -29,9 +30,11 @@ public final class Server {
         }
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
+        resolver = try ResolverService(config: config)
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate))
+            workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
+                                      resolverService: resolver))
         }
         self.workers = workers
     }
@@ -44,6 +47,7 @@ public final class Server {
         sigaddset(&stopSignals, SIGTERM)
         // Blocked before the workers start so every thread inherits the mask and only sigwait sees them.
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        resolver.start()
         var threads: [pthread_t] = []
         for worker in workers {
             var thread = pthread_t()
@@ -62,6 +66,7 @@ public final class Server {
         Logger.info("event=stopping signal=\(received)")
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
+        resolver.stop()
         Logger.info("event=stopped")
         return 0
     }

@@ -3,7 +3,8 @@ import Glibc
 import IPDirectCore
 
 /// One event loop on its own thread. It owns everything its connections touch (sessions, upstream
-/// pool, resolver), so nothing is shared between loops but the listening sockets and counters.
+/// pool, TLS sessions), so nothing is shared between loops but the listening sockets, the resolver
+/// service and counters.
 final class Worker {
     let index: Int
     let base = EventBase()
@@ -18,36 +19,31 @@ final class Worker {
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
-    private let systemResolver: SystemResolver?
     private var listeners: [OpaquePointer] = []
     private var sessions: [ObjectIdentifier: ClientSession] = [:]
     private var nextSessionNumber: UInt64 = 0
-    private var wakeEvent: OpaquePointer?
+    /// Where other threads (the resolver, the main thread) hand this loop work.
+    let mailbox: LoopMailbox
     /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
     private var acceptRetry: Timer?
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
-    private let wakePipe: (read: Int32, write: Int32)
 
-    init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate) throws(StartupError) {
+    init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
+         resolverService: ResolverService) throws(StartupError) {
         self.index = index
         self.config = config
         self.gate = gate
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts)
-        systemResolver = config.resolver.order.contains(.system)
-            ? try SystemResolver(base: base, settings: config.resolver) : nil
-        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, system: systemResolver)
         pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
         tls = try TLSClientContext(caFile: config.tls.caFile, caPath: config.tls.caPath, pins: config.tls.pins,
                                    insecureHosts: config.tls.insecureHosts)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw StartupError("pipe failed: \(String(cString: strerror(errno)))") }
-        for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        wakePipe = (fds[0], fds[1])
+        mailbox = try LoopMailbox(base: base)
+        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {
             let flags = UInt32(LEV_OPT_CLOSE_ON_EXEC)
@@ -58,16 +54,11 @@ final class Worker {
             evconnlistener_set_error_cb(listener, Worker.acceptFailed)
             listeners.append(listener)
         }
-        wakeEvent = event_new(base.raw, wakePipe.read, Int16(EV_READ), Worker.woken, context)
-        event_add(wakeEvent, nil)
     }
 
     deinit {
         for listener in listeners { evconnlistener_free(listener) }
-        if let wakeEvent { event_free(wakeEvent) }
         evbuffer_free(staging)
-        Glibc.close(wakePipe.read)
-        Glibc.close(wakePipe.write)
     }
 
     /// Runs the loop until `requestStop`; called on the worker's own thread.
@@ -78,15 +69,9 @@ final class Worker {
         accessLog.flush()
     }
 
-    /// Thread-safe: wakes the loop through its pipe, which then exits.
+    /// Thread-safe: the loop exits once it runs this.
     func requestStop() {
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakePipe.write, &byte, 1)
-    }
-
-    private static let woken: event_callback_fn = { _, _, context in
-        let worker = Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue()
-        worker.base.loopBreak()
+        mailbox.post { [base] in base.loopBreak() }
     }
 
     private static let accepted: evconnlistener_cb = { _, fd, address, _, context in

@@ -240,7 +240,8 @@ extension ClientSession {
         guard worker.accessLog.isEnabled else { return }
         worker.accessLog.append(AccessLogRecord(
             unixMillis: MonotonicClock.wallMillis(), client: peer, method: current.method, target: current.hostPort,
-            upstream: current.upstreamAddress, source: current.source, status: current.status,
+            upstream: current.upstreamAddress, source: current.source,
+            cacheAgeMillis: current.cacheAgeMillis, status: current.status,
             bytesFromClient: current.bytesFromClient, bytesToClient: current.bytesToClient,
             resolveMicros: current.resolveMicros, connectMicros: current.connectMicros,
             totalMicros: MonotonicClock.nowMicros() - current.startMicros, note: current.note))

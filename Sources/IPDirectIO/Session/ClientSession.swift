@@ -323,7 +323,8 @@ final class ClientSession {
             exchange = current
             respond(with: failure.proxyError)
         case .success(let resolution):
-            current.source = resolution.source.description
+            current.source = resolution.sourceLabel
+            current.cacheAgeMillis = resolution.cache.ageMillis
             exchange = current
             switch worker.policy.permittedAddresses(resolution, host: current.host) {
             case .failure(let denied):

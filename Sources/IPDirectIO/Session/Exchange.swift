@@ -61,6 +61,7 @@ struct Exchange {
     var interimResponses = 0
 
     var source = "-"
+    var cacheAgeMillis: Int64?
     var upstreamAddress = "-"
     var status = 0
     var note = ""

@@ -24,7 +24,7 @@ public struct HTTPDNSRequest: Equatable, Sendable, CustomStringConvertible {
     public var description: String { "GET \(target)" }
 
     /// `path` with `parameters` appended to its query (RFC 3986 §3.4), each value percent-encoded.
-    static func target(path: String, _ parameters: [(String, String)]) -> String {
+    public static func target(path: String, _ parameters: [(String, String)]) -> String {
         let query = parameters.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
         let base = path.isEmpty ? "/" : path
         return base + (base.contains("?") ? "&" : "?") + query

@@ -1,0 +1,43 @@
+import IPDirectCore
+
+/// A lookup that can be abandoned: once cancelled, its completion is never called.
+protocol ResolveHandle: AnyObject {
+    func cancel()
+    /// True once the completion has run (possibly before the handle was returned).
+    var isFinished: Bool { get }
+}
+
+/// A worker's view of name resolution: IP literals and `[hosts]` names are answered on the spot,
+/// everything else by the shared `ResolverService` (its cache first, then its sources).
+final class ResolverChain {
+    enum Lookup {
+        case done(Result<Resolution, ResolveFailure>)
+        case pending(ResolveHandle)
+    }
+
+    private let hosts: [String: [IPAddress]]
+    private let usesHosts: Bool
+    private let service: ResolverService
+    /// Where the service sends answers for this loop.
+    private let mailbox: LoopMailbox
+
+    init(settings: ResolverSettings, hosts: [String: [IPAddress]], service: ResolverService, mailbox: LoopMailbox) {
+        self.hosts = hosts
+        // `[hosts]` never waits, so wherever `order` lists it, it is asked before the sources that do.
+        self.usesHosts = settings.order.contains(.hosts)
+        self.service = service
+        self.mailbox = mailbox
+    }
+
+    /// Answers at once for IP literals, `[hosts]` names and cached names; otherwise returns a handle and
+    /// calls `completion` on this loop's thread later.
+    func resolve(_ host: String, completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> Lookup {
+        if let literal = IPAddress(host) {
+            return .done(.success(Resolution(addresses: [literal], source: .literal)))
+        }
+        if usesHosts, let addresses = hosts[HostName.normalized(host)] {
+            return .done(.success(Resolution(addresses: addresses, source: .hosts)))
+        }
+        return service.lookup(host, replyTo: mailbox, completion: completion)
+    }
+}

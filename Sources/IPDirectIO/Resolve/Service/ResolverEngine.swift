@@ -1,0 +1,264 @@
+import CEvent
+import IPDirectCore
+
+/// The resolver thread's half of `ResolverService`: runs the network sources of `[resolver] order`
+/// for a name (HTTPDNS providers in turn, then the system resolver), one query per name however many
+/// wait, puts answers into the shared cache and hands them to the waiters' loops.
+final class ResolverEngine {
+    /// What the network sources said about one name.
+    private enum Outcome {
+        case answered(NameAnswer, source: ResolutionSource)
+        /// Every source failed; each reason names its source. `timedOut` when every one timed out.
+        case failed(reasons: [String], timedOut: Bool)
+    }
+
+    /// One thing to ask, in order.
+    private enum Step {
+        case provider(HTTPDNSSource)
+        case system
+    }
+
+    unowned var service: ResolverService!
+    private let base: EventBase
+    private let settings: ResolverSettings
+    private let providers: [HTTPDNSSource]
+    private let system: SystemResolver?
+    private let allowPrivateUpstreams: Bool
+    private let cacheStore: CacheFileStore?
+    private var flights = SingleFlight<String, ResolveWaiter>()
+    private let comparison: SystemComparison?
+    private var keepWarm: [String: Timer] = [:]
+    private var cacheWriteTimer: Timer?
+
+    init(base: EventBase, config: Config, cacheStore: CacheFileStore?) throws(StartupError) {
+        self.base = base
+        settings = config.resolver
+        allowPrivateUpstreams = config.access.allowPrivateUpstreams
+        self.cacheStore = cacheStore
+        let needsSystem = settings.order.contains(.system) || settings.compareSystem
+        system = needsSystem ? try SystemResolver(base: base, settings: settings) : nil
+        providers = settings.order.contains(.httpdns)
+            ? try settings.httpdns.map { (provider) throws(StartupError) -> HTTPDNSSource in
+                try HTTPDNSProvider(base: base, settings: provider) }
+            : []
+        comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil
+    }
+
+    /// Runs on the resolver thread once it is up.
+    func start(warm: Bool) {
+        for provider in providers {
+            Logger.info("event=httpdns_provider name=\(provider.name)")
+        }
+        guard warm else { return }
+        for name in settings.preresolve {
+            resolve(name, waiter: nil)
+        }
+        if let cacheStore, cacheStore.writable {
+            let timer = Timer(base: base)
+            timer.action = { [unowned self, unowned timer] in
+                writeCache()
+                timer.schedule(afterMillis: settings.cacheWriteIntervalSeconds * 1000)
+            }
+            timer.schedule(afterMillis: settings.cacheWriteIntervalSeconds * 1000)
+            cacheWriteTimer = timer
+        }
+    }
+
+    /// Runs on the resolver thread as it stops: no more queries, the cache file written one last time.
+    func shutdown() {
+        cacheWriteTimer?.cancel()
+        for timer in keepWarm.values { timer.cancel() }
+        for provider in providers { provider.close() }
+        writeCache()
+    }
+
+    /// Resolves `name` for `waiter`, or in the background when there is none (a refresh, preresolve).
+    /// A query already running for the name is joined, never repeated.
+    func resolve(_ name: String, waiter: ResolveWaiter?) {
+        if let waiter {
+            guard flights.join(name, waiter: waiter).role == .leader else { return }
+        } else {
+            guard flights.startWithoutWaiter(name) == .leader else { return }
+        }
+        query(name, steps: steps(for: name)[...], reasons: [], timeouts: 0) { [unowned self] outcome in
+            finish(name, outcome)
+        }
+    }
+
+    private func steps(for name: String) -> [Step] {
+        let bypassed = settings.bypass.contains { $0.matches(name) }
+        return settings.order.flatMap { source -> [Step] in
+            switch source {
+            case .hosts: return []
+            case .httpdns: return bypassed ? [] : providers.map(Step.provider)
+            case .system: return system == nil ? [] : [.system]
+            }
+        }
+    }
+
+    private func query(_ name: String, steps: ArraySlice<Step>, reasons: [String], timeouts: Int,
+                       completion: @escaping (Outcome) -> Void) {
+        var steps = steps
+        guard let step = steps.popFirst() else {
+            let why = reasons.isEmpty
+                ? ["no source to ask (resolver.order = \(settings.order.map(\.rawValue)))"] : reasons
+            completion(.failed(reasons: why, timedOut: !reasons.isEmpty && timeouts == reasons.count))
+            return
+        }
+        switch step {
+        case .provider(let provider):
+            provider.resolve(name) { [unowned self] result in
+                switch checked(result, from: provider, name: name) {
+                case .success(let answer):
+                    completion(.answered(answer, source: .httpdns(provider.name)))
+                case .failure(let failure):
+                    Logger.warning("event=httpdns_failed provider=\(provider.name) name=\(name) reason=\"\(failure.reason)\"")
+                    query(name, steps: steps, reasons: reasons + ["\(provider.name): \(failure.reason)"],
+                          timeouts: timeouts + (failure.timedOut ? 1 : 0), completion: completion)
+                }
+            }
+        case .system:
+            _ = system!.lookup(name) { [unowned self] result in
+                switch result {
+                case .success(let addresses):
+                    count(.answered, source: "system")
+                    let answered = addresses.map { AnsweredAddress(address: $0, ttl: 0) }
+                    completion(.answered(NameAnswer(splitting: .addresses(answered)), source: .system))
+                case .failure(let failure) where failure.reason == .notFound:
+                    count(.negative, source: "system")
+                    completion(.answered(NameAnswer(v4: .nameDoesNotExist, v6: .nameDoesNotExist), source: .system))
+                case .failure(let failure):
+                    let timedOut = failure.reason == .timeout
+                    count(timedOut ? .timeout : .failed, source: "system")
+                    let why = "system: \(failure.reasonText)"
+                    query(name, steps: steps, reasons: reasons + [why], timeouts: timeouts + (timedOut ? 1 : 0),
+                          completion: completion)
+                }
+            }
+        }
+    }
+
+    /// Counts a provider's outcome and applies the rebinding guard: unless private upstreams are allowed,
+    /// an HTTPDNS answer's non-public addresses never enter the cache, and an answer of nothing else is
+    /// a failure of that provider.
+    private func checked(_ result: Result<NameAnswer, HTTPDNSQueryFailure>, from provider: HTTPDNSSource,
+                         name: String) -> Result<NameAnswer, HTTPDNSQueryFailure> {
+        guard case .success(let answer) = result else {
+            if case .failure(let failure) = result { count(failure.timedOut ? .timeout : .failed, source: provider.name) }
+            return result
+        }
+        guard !allowPrivateUpstreams else {
+            count(answer.isNegative ? .negative : .answered, source: provider.name)
+            return .success(answer)
+        }
+        let (kept, refused) = answer.keepingPublicAddresses()
+        if !refused.isEmpty {
+            let list = refused.map(\.description).joined(separator: ",")
+            Logger.warning("event=httpdns_answer_refused provider=\(provider.name) name=\(name) addresses=\(list) reason=\"non-public address from HTTPDNS (access.allow_private_upstreams = false)\"")
+        }
+        if kept.isNegative && !answer.isNegative {
+            count(.failed, source: provider.name)
+            return .failure(HTTPDNSQueryFailure(
+                reason: "answered only non-public addresses, refused as DNS rebinding (access.allow_private_upstreams = false)",
+                timedOut: false))
+        }
+        count(kept.isNegative ? .negative : .answered, source: provider.name)
+        return .success(kept)
+    }
+
+    private func finish(_ name: String, _ outcome: Outcome) {
+        let now = ResolverService.nowMillis()
+        let result: Result<Resolution, ResolveFailure>
+        switch outcome {
+        case .answered(let answer, let source):
+            result = store(answer, source: source, name: name, now: now)
+            if case .httpdns = source, let comparison, !answer.isNegative {
+                comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [unowned self] in
+                    service.state.withLock { $0.sources.systemDisagreements += 1 }
+                }
+            }
+        case .failed(let reasons, let timedOut):
+            result = staleFallback(name, now: now) ?? .failure(ResolveFailure(
+                host: name, reason: timedOut ? .timeout : .failed("every source failed: \(reasons.joined(separator: "; "))")))
+            if case .failure(let failure) = result {
+                Logger.warning("event=resolve_failed name=\(name) reason=\"\(failure)\"")
+            }
+        }
+        for waiter in flights.finish(name) {
+            waiter.answer(result)
+        }
+    }
+
+    private func store(_ answer: NameAnswer, source: ResolutionSource, name: String,
+                       now: CacheInstant) -> Result<Resolution, ResolveFailure> {
+        let label = source.cacheLabel
+        let secondsLeft = service.state.withLock { state in
+            var left: [AddressFamily: Int64] = [:]
+            for family in AddressFamily.allCases {
+                switch answer[family] {
+                case .addresses(let answered):
+                    let ttl = answered.map(\.ttl).min() ?? 0
+                    state.cache.insert(answered.map(\.address), ttl: ttl, for: name, family: family, source: label, now: now)
+                case .nameDoesNotExist, .noAddresses:
+                    state.cache.insertNegative(for: name, family: family, source: label, now: now)
+                }
+                left[family] = state.cache.peek(name, family: family, now: now)?.secondsLeft(at: now)
+            }
+            return left
+        }
+        if settings.preresolve.contains(name) {
+            scheduleKeepWarm(name, secondsLeft: secondsLeft.values.min() ?? 0)
+        }
+        if answer.isNegative {
+            return .failure(ResolveFailure(host: name, reason: answer.nameDoesNotExist
+                ? .notFound : .failed("\(name) has no A or AAAA record (\(label))")))
+        }
+        return .success(Resolution(addresses: answer.addresses, source: source, cache: .miss, secondsLeft: secondsLeft))
+    }
+
+    /// RFC 8767 §4: when every source fails, an answer past its TTL but inside the serve-stale window
+    /// is better than none.
+    private func staleFallback(_ name: String, now: CacheInstant) -> Result<Resolution, ResolveFailure>? {
+        let stale = service.state.withLock { state -> [(AddressFamily, CachedAnswer)] in
+            let usable = AddressFamily.allCases.compactMap { family in
+                state.cache.peek(name, family: family, now: now).map { (family, $0) }
+            }
+            if usable.contains(where: { !$0.1.isNegative }) { state.cache.countStaleServe() }
+            return usable
+        }
+        let positive = stale.filter { !$0.1.isNegative }
+        guard let first = positive.first else { return nil }
+        let age = positive.map { $0.1.age(at: now) }.max() ?? 0
+        Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
+        var secondsLeft: [AddressFamily: Int64] = [:]
+        for (family, answer) in stale { secondsLeft[family] = answer.secondsLeft(at: now) }
+        return .success(Resolution(addresses: positive.flatMap { $0.1.addresses },
+                                   source: ResolutionSource(cacheLabel: first.1.source),
+                                   cache: .stale(ageMillis: age), secondsLeft: secondsLeft))
+    }
+
+    /// `preresolve` names are fetched again at the cache's refresh point (75% of their TTL), so a
+    /// request never finds them expired.
+    private func scheduleKeepWarm(_ name: String, secondsLeft: Int64) {
+        let timer = keepWarm[name] ?? Timer(base: base)
+        timer.action = { [unowned self] in resolve(name, waiter: nil) }
+        keepWarm[name] = timer
+        let delay = max(Self.minimumKeepWarmMillis,
+                        Int(secondsLeft) * 1000 * Int(ResolverCache.refreshPointPercent) / 100)
+        timer.schedule(afterMillis: delay)
+    }
+
+    /// Never re-fetch a preresolved name more often than this, whatever its TTL.
+    private static let minimumKeepWarmMillis = 1_000
+
+    private func count(_ outcome: SourceQueryOutcome, source: String) {
+        service.state.withLock { $0.sources.count(outcome, source: source) }
+    }
+
+    private func writeCache() {
+        guard let cacheStore, cacheStore.writable else { return }
+        let now = ResolverService.nowMillis()
+        let bytes = service.state.withLock { $0.cache.serialized(now: now, unixTimeMillis: MonotonicClock.wallMillis()) }
+        cacheStore.write(bytes)
+    }
+}

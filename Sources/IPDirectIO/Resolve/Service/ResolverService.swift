@@ -1,0 +1,98 @@
+import CEvent
+import Glibc
+import IPDirectCore
+import Synchronization
+
+/// What the workers and the resolver thread share.
+struct ResolverState {
+    var cache: ResolverCache
+    var sources = SourceQueryCounters()
+}
+
+/// The resolver every worker shares. The cache sits behind a lock that workers take for a lookup, so a
+/// cached name costs no thread hop; anything that needs a query goes to the resolver thread, which owns
+/// the HTTPDNS connections, the single-flight table and the system-resolver fallback, so any number of
+/// concurrent lookups of a name, on any worker, cause one query.
+///
+/// `@unchecked Sendable`: the engine and the resolver loop are touched only on the resolver thread
+/// (through `mailbox`) once `start` has run; `state` is the only thing other threads touch, under its lock.
+final class ResolverService: @unchecked Sendable {
+    let state: Mutex<ResolverState>
+    private let base: EventBase
+    private let mailbox: LoopMailbox
+    private let engine: ResolverEngine
+    private var thread: pthread_t?
+
+    /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
+    init(config: Config, persistCache: Bool = true) throws(StartupError) {
+        let settings = config.resolver
+        state = Mutex(ResolverState(cache: ResolverCache(settings: settings.cache)))
+        base = EventBase()
+        mailbox = try LoopMailbox(base: base)
+        let store = settings.cacheFile.map { CacheFileStore(path: $0, writable: persistCache) }
+        engine = try ResolverEngine(base: base, config: config, cacheStore: store)
+        engine.service = self
+        if let store {
+            let restored = store.load(settings: settings.cache)
+            state.withLock { $0.cache.restore(restored) }
+        }
+    }
+
+    /// Starts the resolver thread; `warm` resolves the `preresolve` names and keeps them fresh.
+    func start(warm: Bool = true) {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let service = Unmanaged<ResolverService>.fromOpaque(context!).takeRetainedValue()
+            service.base.dispatch()
+            return nil
+        }, context)
+        self.thread = thread
+        let engine = self.engine
+        mailbox.post { engine.start(warm: warm) }
+    }
+
+    /// Stops the resolver thread, then writes the cache file one last time.
+    func stop() {
+        guard let thread else { return }
+        let engine = self.engine
+        let base = self.base
+        mailbox.post {
+            engine.shutdown()
+            base.loopBreak()
+        }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    /// Called on a worker thread: a cached answer comes back at once (with a background refresh started
+    /// when it is due); otherwise the query runs on the resolver thread and the answer is posted to
+    /// `replyTo`, the worker's own mailbox.
+    func lookup(_ host: String, replyTo: LoopMailbox,
+                completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> ResolverChain.Lookup {
+        let name = HostName.normalized(host)
+        let now = ResolverService.nowMillis()
+        let cached = state.withLock { state in
+            CachedName(v4: state.cache.lookup(name, family: .v4, now: now),
+                       v6: state.cache.lookup(name, family: .v6, now: now), now: now)
+        }
+        let engine = self.engine
+        switch cached {
+        case .addresses(let resolution, let refresh):
+            if refresh { mailbox.post { engine.resolve(name, waiter: nil) } }
+            return .done(.success(resolution))
+        case .negative:
+            return .done(.failure(ResolveFailure(host: host, reason: .notFound)))
+        case .miss:
+            let pending = PendingLookup(completion: completion)
+            let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
+            mailbox.post { engine.resolve(name, waiter: waiter) }
+            return .pending(pending)
+        }
+    }
+
+    /// The clock of every cache instant: monotonic milliseconds.
+    static func nowMillis() -> CacheInstant {
+        MonotonicClock.nowMicros() / 1000
+    }
+}

@@ -1,0 +1,50 @@
+import IPDirectCore
+
+/// `ipdirect resolve NAME`: one name through the same chain, cache and sources the daemon uses, without
+/// starting the proxy. The cache file is read, never written, so a running daemon's file is left alone.
+public enum SingleNameResolution {
+    /// One printed line: an address, how long it may still be used, and who said so.
+    public struct Line: Sendable, Equatable, CustomStringConvertible {
+        public var address: IPAddress
+        /// Seconds; nil where the answer is not cached (hosts, literals).
+        public var secondsLeft: Int64?
+        public var source: String
+
+        public var description: String {
+            "\(address)\tttl=\(secondsLeft.map(String.init) ?? "-")\tsource=\(source)"
+        }
+    }
+
+    public static func resolve(_ name: String, config: Config) throws(StartupError) -> Result<[Line], ResolveFailure> {
+        let service = try ResolverService(config: config, persistCache: false)
+        service.start(warm: false)
+        defer { service.stop() }
+        let base = EventBase()
+        let mailbox = try LoopMailbox(base: base)
+        let chain = ResolverChain(settings: config.resolver, hosts: config.hosts, service: service, mailbox: mailbox)
+        var outcome: Result<Resolution, ResolveFailure>?
+        switch chain.resolve(name, completion: { result in
+            outcome = result
+            base.loopBreak()
+        }) {
+        case .done(let result): outcome = result
+        case .pending: base.dispatch()
+        }
+        guard let outcome else {
+            return .failure(ResolveFailure(host: name, reason: .failed("the resolver stopped without an answer")))
+        }
+        return outcome.map(lines)
+    }
+
+    static func lines(_ resolution: Resolution) -> [Line] {
+        let source: String
+        switch resolution.cache {
+        case .miss: source = resolution.source.description
+        case .hit: source = "cache (\(resolution.source))"
+        case .stale: source = "stale (\(resolution.source))"
+        }
+        return resolution.addresses.map { address in
+            Line(address: address, secondsLeft: resolution.secondsLeft[AddressFamily(of: address)], source: source)
+        }
+    }
+}
