@@ -71,12 +71,17 @@ struct Resolve: ParsableCommand {
     @Argument(help: "The host name to resolve.")
     var name: String
 
+    @Option(help: "After resolving, look the name up this many more times and print how many lookups a second the cache answers.")
+    var `repeat`: Int = 0
+
     func run() throws {
         guard let config = options.load() else { throw ExitCode(1) }
         do {
-            switch try SingleNameResolution.resolve(name, config: config) {
+            let (result, timing) = try SingleNameResolution.resolve(name, config: config, repeat: max(0, `repeat`))
+            switch result {
             case .success(let lines):
                 for line in lines { print(line) }
+                if let timing { print(timing) }
             case .failure(let failure):
                 printError("ipdirect: \(failure)")
                 throw ExitCode(2)

@@ -15,7 +15,21 @@ public enum SingleNameResolution {
         }
     }
 
-    public static func resolve(_ name: String, config: Config) throws(StartupError) -> Result<[Line], ResolveFailure> {
+    /// How fast answered lookups of one name are: what every request for a known name pays.
+    public struct Timing: Sendable, CustomStringConvertible {
+        public var lookups: Int
+        public var seconds: Double
+        public var lookupsPerSecond: Double { seconds > 0 ? Double(lookups) / seconds : 0 }
+
+        public var description: String {
+            "lookups=\(lookups) seconds=\(seconds) lookups_per_second=\(Int(lookupsPerSecond))"
+        }
+    }
+
+    /// Resolves `name` once, then, with `repeat` above zero, looks it up that many more times through the
+    /// same chain and cache the workers use, and times those lookups.
+    public static func resolve(_ name: String, config: Config,
+                               repeat repetitions: Int = 0) throws(StartupError) -> (Result<[Line], ResolveFailure>, Timing?) {
         let service = try ResolverService(config: config, persistCache: false)
         service.start(warm: false)
         defer { service.stop() }
@@ -31,9 +45,22 @@ public enum SingleNameResolution {
         case .pending: base.dispatch()
         }
         guard let outcome else {
-            return .failure(ResolveFailure(host: name, reason: .failed("the resolver stopped without an answer")))
+            return (.failure(ResolveFailure(host: name, reason: .failed("the resolver stopped without an answer"))), nil)
         }
-        return outcome.map(lines)
+        var timing: Timing?
+        if repetitions > 0, case .success = outcome {
+            timing = time(repetitions) {
+                if case .pending(let handle) = chain.resolve(name, completion: { _ in }) { handle.cancel() }
+            }
+        }
+        return (outcome.map(lines), timing)
+    }
+
+    private static func time(_ repetitions: Int, _ lookup: () -> Void) -> Timing {
+        let started = MonotonicClock.nowMicros()
+        for _ in 0..<repetitions { lookup() }
+        let micros = MonotonicClock.nowMicros() - started
+        return Timing(lookups: repetitions, seconds: Double(micros) / 1_000_000)
     }
 
     static func lines(_ resolution: Resolution) -> [Line] {
