@@ -15,12 +15,12 @@ struct IPDirectCommand: ParsableCommand {
 }
 
 struct ConfigOption: ParsableArguments {
-    @Option(name: [.short, .long], help: "TOML configuration file (default: built-in defaults).")
+    @Option(name: [.short, .long], help: "TOML configuration file (default: built-in configuration with the public Cloudflare and Google DoH providers).")
     var config: String?
 
-    /// Loads the file, or the defaults when none was named; prints `FILE:LINE: message` per problem.
+    /// Loads the file, or the built-in configuration when none was named; prints `FILE:LINE: message` per problem.
     func load() -> Config? {
-        guard let path = config else { return Config.defaults }
+        guard let path = config else { return Config.builtIn }
         switch ConfigFile.load(path: path) {
         case .success(let config):
             return config

@@ -11,8 +11,17 @@ public struct Config: Sendable, Equatable {
 
     public init() {}
 
-    /// What `ipdirect` runs on with no config file.
+    /// Every setting at its default, with no HTTPDNS provider: what every file starts from, so a
+    /// file without `[[resolver.httpdns]]` tables has no providers.
     public static let defaults = Config()
+
+    /// What `ipdirect` runs on with no config file: the defaults plus two public DoH providers,
+    /// Cloudflare then Google, so HTTPDNS works out of the box. config/ipdirect.toml spells it out.
+    public static let builtIn: Config = {
+        var config = Config.defaults
+        config.resolver.httpdns = [.cloudflare, .google]
+        return config
+    }()
 
     /// Parses and validates; unknown sections/keys, wrong types, out-of-range values are diagnostics.
     /// Every problem is reported, in line order. After a TOML syntax error the rest of the file
@@ -46,7 +55,7 @@ public struct Config: Sendable, Equatable {
     static var sections: [ConfigSection] {
         [
             .keyed("proxy", \.proxy, keys: ProxySettings.configKeys),
-            .keyed("resolver", \.resolver, keys: ResolverSettings.configKeys),
+            ResolverSettings.section,
             HostsSection.section,
             .keyed("access", \.access, keys: AccessSettings.configKeys),
             .keyed("upstream", \.upstream, keys: UpstreamSettings.configKeys),

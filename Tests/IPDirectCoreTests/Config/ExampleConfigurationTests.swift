@@ -34,18 +34,20 @@ import Testing
             + UpstreamSettings.configKeys.map { ("upstream", $0.name) }
             + TLSSettings.configKeys.map { ("tls", $0.name) }
             + TLSPinTable.configKeys.map { ("tls.pin", $0.name) }
+            + HTTPDNSProviderTable.configKeys.map { ("resolver.httpdns", $0.name) }
     }
 
     /// Arrays of tables, written `[[name]]`.
-    static let tableArrays = ["tls.pin"]
+    static let tableArrays = ["tls.pin", "resolver.httpdns"]
 
-    @Test func exampleFileParsesWithoutDiagnosticsToTheDefaults() throws {
+    /// The file spells out what ipdirect runs on without one: the defaults and the built-in providers.
+    @Test func exampleFileParsesWithoutDiagnosticsToTheBuiltInConfiguration() throws {
         let text = try #require(Self.read("config/ipdirect.toml"))
         let result = Config.parse(text)
         if case .failure(let error) = result {
             Issue.record("config/ipdirect.toml: \(error)")
         }
-        #expect(try result.get() == Config.defaults)
+        #expect(try result.get() == Config.builtIn)
     }
 
     @Test func exampleFileShowsEveryKeyInItsSection() throws {
