@@ -63,6 +63,8 @@ final class ResolverService: @unchecked Sendable {
         }
         pthread_join(thread, nil)
         self.thread = nil
+        let (cache, sources, entries) = state.withLock { ($0.cache.counters, $0.sources, $0.cache.count) }
+        Logger.info("event=resolver_counters entries=\(entries) cache=[\(cache)] queries=[\(sources)]")
     }
 
     /// Called on a worker thread: a cached answer comes back at once (with a background refresh started

@@ -30,6 +30,8 @@ public enum SingleNameResolution {
     /// same chain and cache the workers use, and times those lookups.
     public static func resolve(_ name: String, config: Config,
                                repeat repetitions: Int = 0) throws(StartupError) -> (Result<[Line], ResolveFailure>, Timing?) {
+        // Only what went wrong belongs next to the answer; the daemon's info lines would bury it.
+        Logger.threshold = .warning
         let service = try ResolverService(config: config, persistCache: false)
         service.start(warm: false)
         defer { service.stop() }
