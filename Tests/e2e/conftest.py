@@ -14,6 +14,9 @@ from harness.certificates import OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
 from harness.digest_origin import DigestOrigin
 from harness.dns_server import DnsServer, start_dns_server
+from harness.dnsdist_doh import DnsdistDoh
+from harness.doh_certificates import issue_doh_certificate
+from harness.httpdns_stubs import TENCENT_TOKEN, HttpdnsStub
 from harness.ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary
 from harness.network import Network, static_hosts_table
 from harness.nginx_origin import NginxOrigin, start_nginx_origin
@@ -21,6 +24,8 @@ from harness.peer_proxies import SquidProxy, TinyproxyProxy
 from harness.ports import free_port
 from harness.processes import ProcessFailedToStart
 from harness.proxy_under_test import ProxyUnderTest, selected_proxy_kind
+from harness.resolver_records import HTTPDNS_STUB_RECORDS, UNBOUND_RECORDS
+from harness.unbound_doh import UnboundDoh
 from harness.upload_origin import UploadOrigin
 from harness.websocket_echo import WebSocketEcho
 
@@ -125,6 +130,76 @@ def dns_server(tmp_path_factory) -> DnsServer:
     server = start_dns_server(tmp_path_factory.mktemp("dnsmasq"))
     yield server
     server.stop()
+
+
+# Resolvers: real RFC 8484 servers and HTTPDNS stubs on loopback ---------------------------------------------
+@pytest.fixture(scope="session")
+def doh_certificate(tmp_path_factory, certificates):
+    """The certificate of doh.test, dnsdist.test, httpdns.test and 127.0.0.1, from the test CA."""
+    return issue_doh_certificate(certificates, tmp_path_factory.mktemp("doh-certificate"))
+
+
+@pytest.fixture(scope="session")
+def unbound_doh_server(tmp_path_factory, doh_certificate) -> UnboundDoh:
+    server = UnboundDoh.start(tmp_path_factory.mktemp("unbound"), doh_certificate, UNBOUND_RECORDS)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def unbound_doh(unbound_doh_server) -> UnboundDoh:
+    """unbound's DoH endpoint (HTTP/2 only) with the records of resolver_records and counts cleared; records
+    a test changes are put back afterwards."""
+    if not unbound_doh_server.is_running():
+        pytest.fail(f"unbound is not running:\n{unbound_doh_server.describe()}", pytrace=False)
+    unbound_doh_server.reset_counts()
+    yield unbound_doh_server
+    unbound_doh_server.reset()
+
+
+@pytest.fixture(scope="session")
+def dnsdist_doh_server(tmp_path_factory, doh_certificate, unbound_doh_server) -> DnsdistDoh:
+    server = DnsdistDoh.start(tmp_path_factory.mktemp("dnsdist"), doh_certificate, unbound_doh_server)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def dnsdist_doh(dnsdist_doh_server, unbound_doh) -> DnsdistDoh:
+    """dnsdist's DoH endpoint (HTTP/1.1 and HTTP/2) in front of `unbound_doh`, which counts its queries."""
+    if not dnsdist_doh_server.is_running():
+        pytest.fail(f"dnsdist is not running:\n{dnsdist_doh_server.describe()}", pytrace=False)
+    return dnsdist_doh_server
+
+
+@pytest.fixture(scope="session")
+def httpdns_stub_server():
+    stub = HttpdnsStub(HTTPDNS_STUB_RECORDS).start()
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture
+def httpdns_stub(httpdns_stub_server) -> HttpdnsStub:
+    """The plain-HTTP json/aliyun/tencent stub, its records, modes and counts reset for this test."""
+    httpdns_stub_server.reset()
+    yield httpdns_stub_server
+    httpdns_stub_server.reset()
+
+
+@pytest.fixture(scope="session")
+def httpdns_tls_stub_server(doh_certificate):
+    stub = HttpdnsStub(HTTPDNS_STUB_RECORDS, certificate=doh_certificate, tencent_token=TENCENT_TOKEN).start()
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture
+def httpdns_tls_stub(httpdns_tls_stub_server) -> HttpdnsStub:
+    """The same stub over TLS as httpdns.test, requiring the tencent token; reset for this test."""
+    httpdns_tls_stub_server.reset()
+    yield httpdns_tls_stub_server
+    httpdns_tls_stub_server.reset()
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ a CA the proxy does not trust.
 import base64
 import datetime
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trustme
@@ -51,6 +51,12 @@ class OriginCertificates:
     wrong_name: CertificatePair    # signed by the test CA, names only elsewhere.test; wrong.test presents it
     self_signed: CertificatePair   # for selfsigned.test, signed by itself, unknown to any trust store
     unknown_ca: CertificatePair    # for unknown-ca.test, signed by a second CA that nothing trusts
+    # The CA behind `ca_file`, for servers that need a certificate of their own later (see doh_certificates).
+    authority: trustme.CA | None = field(default=None, repr=False, compare=False)
+
+    def issue(self, directory: Path, file_stem: str, *names: str) -> CertificatePair:
+        """A fresh leaf from the test CA naming `names` (host names or IP addresses), written to `directory`."""
+        return _issue(self.authority, directory, file_stem, *names)
 
     @property
     def failure_hosts(self) -> dict[str, CertificatePair]:
@@ -70,11 +76,7 @@ def make_test_certificates(directory: Path) -> OriginCertificates:
     ca.cert_pem.write_to_path(str(ca_file))
 
     def issue(file_stem: str, *names: str, **validity) -> CertificatePair:
-        leaf = ca.issue_cert(*names, **validity)
-        pair = CertificatePair(chain=directory / f"{file_stem}.crt", key=directory / f"{file_stem}.key")
-        pair.chain.write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
-        leaf.private_key_pem.write_to_path(str(pair.key))
-        return pair
+        return _issue(ca, directory, file_stem, *names, **validity)
 
     now = datetime.datetime.now(datetime.timezone.utc)
     return OriginCertificates(
@@ -87,7 +89,17 @@ def make_test_certificates(directory: Path) -> OriginCertificates:
         wrong_name=issue(WRONG_HOST_NAME, OTHER_HOST_NAME),
         self_signed=_self_signed(directory, SELF_SIGNED_HOST_NAME, SELF_SIGNED_HOST_NAME, now),
         unknown_ca=_issue_from_untrusted_ca(directory, UNKNOWN_CA_HOST_NAME),
+        authority=ca,
     )
+
+
+def _issue(ca: trustme.CA, directory: Path, file_stem: str, *names: str, **validity) -> CertificatePair:
+    directory.mkdir(parents=True, exist_ok=True)
+    leaf = ca.issue_cert(*names, **validity)
+    pair = CertificatePair(chain=directory / f"{file_stem}.crt", key=directory / f"{file_stem}.key")
+    pair.chain.write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
+    leaf.private_key_pem.write_to_path(str(pair.key))
+    return pair
 
 
 def _self_signed(directory: Path, file_stem: str, name: str, now: datetime.datetime) -> CertificatePair:
@@ -113,12 +125,7 @@ def _self_signed(directory: Path, file_stem: str, name: str, now: datetime.datet
 
 def _issue_from_untrusted_ca(directory: Path, name: str) -> CertificatePair:
     """A proper leaf for `name` from a CA of its own, whose certificate is written nowhere a proxy reads."""
-    untrusted = trustme.CA(organization_name="ipdirect e2e untrusted CA")
-    leaf = untrusted.issue_cert(name)
-    pair = CertificatePair(chain=directory / f"{name}.crt", key=directory / f"{name}.key")
-    pair.chain.write_bytes(b"".join(blob.bytes() for blob in leaf.cert_chain_pems))
-    leaf.private_key_pem.write_to_path(str(pair.key))
-    return pair
+    return _issue(trustme.CA(organization_name="ipdirect e2e untrusted CA"), directory, name, name)
 
 
 def leaf_certificate(pem_file: Path) -> x509.Certificate:

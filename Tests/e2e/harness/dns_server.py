@@ -6,10 +6,10 @@ here and nothing ever leaves the machine. `query_a` is a minimal RFC 1035 client
 
 import random
 import socket
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dns_message import decode_response, encode_query
 from .ports import LOOPBACK, free_port
 from .processes import ManagedProcess, ProcessFailedToStart
 
@@ -18,9 +18,8 @@ SYSTEM_RESOLVED_NAME = "dns.test"
 SYSTEM_RESOLVED_ADDRESS = LOOPBACK
 START_ATTEMPTS = 3
 QUERY_TIMEOUT_SECONDS = 2.0
-# RFC 1035 §3.2.2/§3.2.4: TYPE A, CLASS IN.
-TYPE_A = 1
-CLASS_IN = 1
+# Large enough for any UDP reply dnsmasq sends without EDNS (RFC 1035 §4.2.1 allows 512).
+MAXIMUM_UDP_MESSAGE_BYTES = 4096
 
 
 @dataclass
@@ -68,33 +67,10 @@ class DnsAnswer:
 def query_a(server: tuple[str, int], name: str) -> DnsAnswer:
     """One UDP query for the A records of `name`."""
     query_id = random.randrange(1 << 16)
-    flags_recursion_desired = 0x0100
-    question = b"".join(bytes([len(label)]) + label.encode() for label in name.split(".")) + b"\0"
-    packet = struct.pack("!HHHHHH", query_id, flags_recursion_desired, 1, 0, 0, 0) + question \
-        + struct.pack("!HH", TYPE_A, CLASS_IN)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
         client.settimeout(QUERY_TIMEOUT_SECONDS)
-        client.sendto(packet, server)
-        reply, _ = client.recvfrom(4096)
-    answer_id, flags, _, answer_count, _, _ = struct.unpack("!HHHHHH", reply[:12])
-    assert answer_id == query_id, "reply to another query"
-    offset = 12 + len(question) + 4
-    addresses = []
-    for _ in range(answer_count):
-        offset = _skip_name(reply, offset)
-        record_type, _, _, length = struct.unpack("!HHIH", reply[offset:offset + 10])
-        offset += 10
-        if record_type == TYPE_A:
-            addresses.append(socket.inet_ntoa(reply[offset:offset + length]))
-        offset += length
-    return DnsAnswer(rcode=flags & 0xF, addresses=addresses)
-
-
-def _skip_name(packet: bytes, offset: int) -> int:
-    while True:
-        length = packet[offset]
-        if length & 0xC0 == 0xC0:  # compression pointer, RFC 1035 §4.1.4
-            return offset + 2
-        if length == 0:
-            return offset + 1
-        offset += 1 + length
+        client.sendto(encode_query(name, "A", query_id), server)
+        reply, _ = client.recvfrom(MAXIMUM_UDP_MESSAGE_BYTES)
+    response = decode_response(reply)
+    assert response.id == query_id, "reply to another query"
+    return DnsAnswer(rcode=response.rcode, addresses=response.addresses("A"))

@@ -41,11 +41,15 @@ SETTINGS = ProxySettings()
 @dataclass(frozen=True)
 class ConfigAdditions:
     """What one test adds to the shared configuration. TOML lets a table be opened only once, so keys for
-    the existing [proxy] and [tls] tables are given as values and written inside them; whole new tables
-    (`[upstream]`, `[[tls.pin]]`) go in `sections`, written after everything else."""
+    the existing [proxy], [resolver] and [tls] tables are given as values and written inside them (a
+    resolver key replaces the default of the same name, e.g. `order`); whole new tables (`[upstream]`,
+    `[[tls.pin]]`, `[[resolver.httpdns]]` from resolver_config.httpdns_sections) go in `sections`, written
+    after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like)."""
     proxy_keys: dict[str, object] = field(default_factory=dict)
     tls_keys: dict[str, object] = field(default_factory=dict)
+    resolver_keys: dict[str, object] = field(default_factory=dict)
     sections: str = ""
+    environment: dict[str, str] = field(default_factory=dict)
 
 
 NO_ADDITIONS = ConfigAdditions()
@@ -63,6 +67,7 @@ def _keys(values: dict[str, object]) -> str:
 def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
                          settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
+    resolver = {"order": ["hosts", "system"], "system_nameservers": [network.dns_server], **additions.resolver_keys}
     return f"""# Written by the end-to-end tests for one test run.
 [proxy]
 listen = {_toml(listen)}
@@ -75,9 +80,7 @@ max_header_bytes = {settings.max_header_bytes}
 access_log = "-"
 {_keys(additions.proxy_keys)}
 [resolver]
-order = ["hosts", "system"]
-system_nameservers = [{_toml(network.dns_server)}]
-
+{_keys(resolver)}
 [hosts]
 {hosts}
 
@@ -117,8 +120,10 @@ class IpdirectProxy(ProxyUnderTest):
                 listen.append(f"[::1]:{self.ipv6_port}")
             self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file,
                                                               additions=self.additions))
+            environment = {**os.environ, **self.additions.environment} if self.additions.environment else None
             self.process = ManagedProcess(f"ipdirect-{self._starts}",
-                                          [str(binary), "run", "--config", str(self.config_path)], self.work_dir)
+                                          [str(binary), "run", "--config", str(self.config_path)], self.work_dir,
+                                          env=environment)
             self.process.start()
             try:
                 self.process.wait_for_port(LOOPBACK, self.port)

@@ -1,0 +1,112 @@
+"""RFC 1035 wire-format DNS messages, just enough to ask for A/AAAA and read what came back.
+
+The harness uses it to check its DNS servers (dnsmasq over UDP, unbound and dnsdist over RFC 8484 DoH)
+without the proxy under test in between, so it stays small and strict rather than general.
+"""
+
+import base64
+import socket
+import struct
+from dataclasses import dataclass
+
+# RFC 1035 §3.2.2 / RFC 3596 §2.1: the record TYPEs the tests ask for or follow.
+RECORD_TYPES = {"A": 1, "NS": 2, "CNAME": 5, "SOA": 6, "AAAA": 28}
+TYPE_NAMES = {number: name for name, number in RECORD_TYPES.items()}
+# RFC 1035 §3.2.4: CLASS IN.
+CLASS_IN = 1
+# RFC 1035 §4.1.1: RD, asking the server to resolve on our behalf.
+FLAG_RECURSION_DESIRED = 0x0100
+# RFC 1035 §4.1.1 response codes the tests look at.
+RCODE_NO_ERROR = 0
+RCODE_NAME_ERROR = 3
+HEADER = struct.Struct("!HHHHHH")
+# A compression pointer has both top bits of its length byte set (RFC 1035 §4.1.4).
+POINTER_MARK = 0xC0
+# More pointers than this in one name can only be a loop.
+MAXIMUM_POINTER_HOPS = 32
+
+
+@dataclass(frozen=True)
+class ResourceRecord:
+    name: str        # owner, lower case, without the trailing dot
+    type: str        # "A", "AAAA", "CNAME", ... or the number as text for other types
+    ttl: int
+    data: str        # address text for A/AAAA, target name for CNAME, hex otherwise
+
+
+@dataclass(frozen=True)
+class DnsResponse:
+    id: int
+    rcode: int
+    question: tuple[str, str]
+    answers: list[ResourceRecord]
+
+    def addresses(self, record_type: str = "A") -> list[str]:
+        return [record.data for record in self.answers if record.type == record_type]
+
+
+def encode_query(name: str, record_type: str = "A", query_id: int = 0) -> bytes:
+    """One question for `name`; ID 0 as RFC 8484 §4.1 asks of DoH clients, so answers can be cached."""
+    labels = [label for label in name.rstrip(".").split(".") if label]
+    question = b"".join(bytes([len(label)]) + label.encode("ascii") for label in labels) + b"\0"
+    return HEADER.pack(query_id, FLAG_RECURSION_DESIRED, 1, 0, 0, 0) + question \
+        + struct.pack("!HH", RECORD_TYPES[record_type], CLASS_IN)
+
+
+def doh_get_parameter(query: bytes) -> str:
+    """The `dns=` value of an RFC 8484 §4.1 GET: base64url without padding."""
+    return base64.urlsafe_b64encode(query).rstrip(b"=").decode("ascii")
+
+
+def decode_response(message: bytes) -> DnsResponse:
+    query_id, flags, question_count, answer_count, _, _ = HEADER.unpack_from(message, 0)
+    if question_count != 1:
+        raise ValueError(f"{question_count} questions in a response to one")
+    offset = HEADER.size
+    question_name, offset = _read_name(message, offset)
+    question_type, _ = struct.unpack_from("!HH", message, offset)
+    offset += 4
+    answers = []
+    for _ in range(answer_count):
+        owner, offset = _read_name(message, offset)
+        record_type, _, ttl, length = struct.unpack_from("!HHIH", message, offset)
+        offset += 10
+        data = message[offset:offset + length]
+        if len(data) != length:
+            raise ValueError("record data runs past the end of the message")
+        record_data = _record_data(message, offset, record_type, data)
+        answers.append(ResourceRecord(owner, _type_name(record_type), ttl, record_data))
+        offset += length
+    return DnsResponse(query_id, flags & 0xF, (question_name, _type_name(question_type)), answers)
+
+
+def _type_name(number: int) -> str:
+    return TYPE_NAMES.get(number, str(number))
+
+
+def _record_data(message: bytes, offset: int, record_type: int, data: bytes) -> str:
+    if record_type == RECORD_TYPES["A"]:
+        return socket.inet_ntop(socket.AF_INET, data)
+    if record_type == RECORD_TYPES["AAAA"]:
+        return socket.inet_ntop(socket.AF_INET6, data)
+    if record_type == RECORD_TYPES["CNAME"]:
+        return _read_name(message, offset)[0]
+    return data.hex()
+
+
+def _read_name(message: bytes, offset: int) -> tuple[str, int]:
+    """The name at `offset` and the offset just past it where it is written (not where a pointer led)."""
+    labels = []
+    end = None
+    for _ in range(MAXIMUM_POINTER_HOPS):
+        length = message[offset]
+        if length & POINTER_MARK == POINTER_MARK:
+            if end is None:
+                end = offset + 2
+            offset = struct.unpack_from("!H", message, offset)[0] & 0x3FFF
+            continue
+        if length == 0:
+            return ".".join(labels).lower(), end if end is not None else offset + 1
+        labels.append(message[offset + 1:offset + 1 + length].decode("ascii"))
+        offset += 1 + length
+    raise ValueError("compression pointers loop")
