@@ -4,6 +4,9 @@ import CEvent
 /// data without retaining it and calls one method; nghttp2 calls them only from inside
 /// `nghttp2_session_mem_recv` / `nghttp2_session_mem_send`, which the connection calls while alive.
 enum HTTP2Callbacks {
+    /// Streams opened before the server's first SETTINGS frame says how many it allows.
+    static let streamsBeforeServerSettings: UInt32 = 1
+
     private static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Connection {
         Unmanaged<HTTP2Connection>.fromOpaque(userData!).takeUnretainedValue()
     }
@@ -48,9 +51,15 @@ enum HTTP2Callbacks {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, dataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, streamClose)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frameReceived)
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0, let options else { return nil }
+        defer { nghttp2_option_del(options) }
+        // RFC 9113 §6.5.2: until the server's SETTINGS arrive, its stream limit is unknown and streams
+        // above it would be refused; assume the smallest useful limit instead of nghttp2's 100.
+        nghttp2_option_set_peer_max_concurrent_streams(options, streamsBeforeServerSettings)
         var session: OpaquePointer?
         let context = Unmanaged.passUnretained(connection).toOpaque()
-        guard nghttp2_session_client_new(&session, callbacks, context) == 0 else { return nil }
+        guard nghttp2_session_client_new2(&session, callbacks, context, options) == 0 else { return nil }
         return session
     }
 }

@@ -187,9 +187,15 @@ final class HTTP2Connection {
     }
 
     func didReceiveFrame(_ frame: UnsafePointer<nghttp2_frame>) {
-        if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+        switch UInt32(frame.pointee.hd.type) {
+        case NGHTTP2_GOAWAY.rawValue:
             // Streams above the GOAWAY's last stream id are closed by nghttp2 as REFUSED_STREAM.
             routeShouldPump = true
+        case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+            // The server's stream limit is known now: queued exchanges may use it.
+            routeShouldPump = true
+        default:
+            break
         }
     }
 
