@@ -42,6 +42,21 @@ final class HTTPDNSTransportTests {
         #expect(fetched?.response?.nginxConnection == posted?.response?.nginxConnection)
     }
 
+    @Test func movesToANewHTTP2ConnectionAfterGoaway() throws {
+        let harness = try TransportHarness(isHTTPS: true, port: nginx.limitedPort, caFile: nginx.certificatePath)
+        let perConnection = NginxFixture.requestsPerLimitedConnection
+        var connections: [Substring] = []
+        for _ in 0..<(perConnection * 2 + 1) {
+            let outcome = harness.fetch(TransportHarness.get("/limited"))
+            let response = try #require(outcome?.response, "\(String(describing: outcome))")
+            #expect(response.protocolName == "h2")
+            connections.append(try #require(response.nginxConnection))
+        }
+        // nginx sends GOAWAY after each third request; the next request goes to a fresh connection.
+        #expect(Set(connections).count == 3)
+        #expect(connections.prefix(perConnection).allSatisfy { $0 == connections[0] })
+    }
+
     @Test func speaksHTTP11OverTLSWhenTheServerDoesNotOfferH2() throws {
         let harness = try TransportHarness(isHTTPS: true, port: nginx.tlsPort, caFile: nginx.certificatePath)
         let outcome = harness.fetch(TransportHarness.get("/answer"))

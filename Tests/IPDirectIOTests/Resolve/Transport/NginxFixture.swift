@@ -6,15 +6,19 @@ import Foundation
 /// - `h2Port`: TLS with `http2` (ALPN h2), at most `maxConcurrentStreams` streams per connection.
 /// - `tlsPort`: TLS without http2, so ALPN settles on http/1.1.
 /// - `plainPort`: plain HTTP/1.1.
+/// - `limitedPort`: TLS with `http2`, every path answers like `/answer`, and nginx ends each connection
+///   (GOAWAY) after `requestsPerLimitedConnection` requests.
 ///
-/// Locations: `/answer` says "answer connection=<nginx connection serial> protocol=<HTTP/x> method=<M>";
-/// `/large` is a file of `largeBodySize` bytes; `/unavailable` answers 503.
+/// Locations on the first three: `/answer` says "answer connection=<nginx connection serial>
+/// protocol=<HTTP/x> method=<M>"; `/large` is a file of `largeBodySize` bytes; `/unavailable` answers 503.
 final class NginxFixture {
     static let hostName = "doh.test"
     /// Larger than ProviderAnswerLimits.maximumBodySize (64 KiB).
     static let largeBodySize = 80 * 1024
     /// Low, so that a burst of requests must queue for stream slots.
     static let maxConcurrentStreams = 4
+    /// Requests nginx serves on a `limitedPort` connection before it ends it.
+    static let requestsPerLimitedConnection = 3
     /// Port picking races with other processes now and then; retry a few times.
     private static let startAttempts = 3
     /// How long nginx may take to listen.
@@ -25,6 +29,7 @@ final class NginxFixture {
     private(set) var h2Port: UInt16 = 0
     private(set) var tlsPort: UInt16 = 0
     private(set) var plainPort: UInt16 = 0
+    private(set) var limitedPort: UInt16 = 0
     private var process: Process?
 
     static var nginxPath: String? { executable("nginx", extraDirectories: ["/usr/sbin", "/sbin"]) }
@@ -40,8 +45,8 @@ final class NginxFixture {
             .write(to: directory.appendingPathComponent("large.bin"))
         var lastError: Error?
         for _ in 0..<NginxFixture.startAttempts {
-            let ports = try LoopbackPorts.free(count: 3)
-            (h2Port, tlsPort, plainPort) = (ports[0], ports[1], ports[2])
+            let ports = try LoopbackPorts.free(count: 4)
+            (h2Port, tlsPort, plainPort, limitedPort) = (ports[0], ports[1], ports[2], ports[3])
             do {
                 try start()
                 return
@@ -114,6 +119,17 @@ final class NginxFixture {
                 location = /large { alias \(prefix)/large.bin; }
                 location = /unavailable { return 503 "down\\n"; }
             }
+            server {
+                # nginx reads keepalive_requests for HTTP/2 at server level only.
+                listen 127.0.0.1:\(limitedPort) ssl http2;
+                server_name \(NginxFixture.hostName);
+                ssl_certificate \(certificatePath);
+                ssl_certificate_key \(prefix)/key.pem;
+                keepalive_requests \(NginxFixture.requestsPerLimitedConnection);
+                location / {
+                    return 200 "answer connection=$connection protocol=$server_protocol method=$request_method\\n";
+                }
+            }
         }
         """
         let configPath = directory.appendingPathComponent("nginx.conf").path
@@ -128,7 +144,7 @@ final class NginxFixture {
         let deadline = Date().addingTimeInterval(NginxFixture.readyTimeoutSeconds)
         while Date() < deadline {
             guard process.isRunning else { break }
-            if [h2Port, tlsPort, plainPort].allSatisfy(LoopbackPorts.accepts) { return }
+            if [h2Port, tlsPort, plainPort, limitedPort].allSatisfy(LoopbackPorts.accepts) { return }
             Thread.sleep(forTimeInterval: 0.02)
         }
         let log = (try? String(contentsOfFile: "\(prefix)/error.log", encoding: .utf8)) ?? ""
