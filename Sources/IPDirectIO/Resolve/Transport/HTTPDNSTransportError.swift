@@ -31,7 +31,7 @@ enum HTTPDNSTransportError: Error, Equatable, CustomStringConvertible {
     /// The whole exchange did not finish within the endpoint's timeout.
     case timedOut(phase: Phase, millis: Int)
     /// The endpoint answered with a status other than 2xx.
-    case httpStatus(Int)
+    case httpStatus(Int, body: String)
     /// The response broke HTTP/1.1 framing or HTTP/2 (nghttp2's words).
     case protocolError(String)
     /// The body exceeded `limit` bytes.
@@ -46,12 +46,18 @@ enum HTTPDNSTransportError: Error, Equatable, CustomStringConvertible {
         case .connectFailed(_, let reason): return "connect failed: \(reason)"
         case .tls(_, let reason): return reason
         case .timedOut(let phase, let millis): return "timed out after \(millis) ms while \(phase)"
-        case .httpStatus(let status): return "HTTP status \(status)"
+        case .httpStatus(let status, let body): return "HTTP status \(status)" + (body.isEmpty ? "" : ": \(body)")
         case .protocolError(let reason): return "protocol error: \(reason)"
         case .bodyTooLarge(let limit): return "response body larger than \(limit) bytes"
         case .connectionClosed(let reason): return "connection closed: \(reason)"
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         }
+    }
+
+    /// The exchange ran out of time (any phase), as opposed to failing.
+    var isTimeout: Bool {
+        if case .timedOut = self { return true }
+        return false
     }
 
     /// Maps the Connector's failure for `address`: TLS kinds keep TLSFailure's wording.

@@ -129,8 +129,9 @@ final class HTTPDNSTransportTests {
         let harness = try TransportHarness(isHTTPS: overHTTP2, port: overHTTP2 ? nginx.h2Port : nginx.plainPort,
                                            caFile: nginx.certificatePath)
         let outcome = harness.fetch(TransportHarness.get("/unavailable"))
-        #expect(outcome?.error == .httpStatus(503), "\(String(describing: outcome))")
-        #expect(outcome?.error?.description == "HTTP status 503")
+        // The start of the error body is kept for the log, with control bytes masked.
+        #expect(outcome?.error == .httpStatus(503, body: "down."), "\(String(describing: outcome))")
+        #expect(outcome?.error?.description == "HTTP status 503: down.")
     }
 
     @Test(arguments: [true, false])
