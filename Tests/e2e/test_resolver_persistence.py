@@ -1,0 +1,117 @@
+"""`[resolver] cache_file`: the cache survives a restart (written at SIGTERM and SIGINT, and periodically,
+always by rename), and answers past their stale window are dropped when it is loaded."""
+
+import signal
+import time
+
+import pytest
+
+from harness.httpdns_state import StubMode
+from harness.ports import LOOPBACK
+from harness.proxy_status import assert_generated_error
+from harness.resolver_records import IPV6_LOOPBACK
+from harness.resolver_scenarios import (assert_reached_origin, events, fetch_name,
+                                        ipdirects,  # noqa: F401 (a fixture)
+                                        resolver_additions, stub_provider, wait_for_access_lines, wait_for_event,
+                                        wait_until)
+
+PROVIDER = "stubjson"
+# Long enough that nothing expires or comes due for refresh during a test.
+LONG_TTL = 300
+# An answer that is past its TTL and its stale window after SHORT_TTL + SHORT_STALE seconds.
+SHORT_TTL = 1
+SHORT_STALE = 1
+PAST_STALE_WINDOW_SECONDS = SHORT_TTL + SHORT_STALE + 1.0
+# The shortest period between saves ipdirect accepts, and how long to wait for a periodic save.
+CACHE_WRITE_INTERVAL = 10
+PERIODIC_SAVE_WAIT_SECONDS = CACHE_WRITE_INTERVAL + 8.0
+
+
+def cache_additions(stub, cache_file, **resolver_keys):
+    return resolver_additions(stub_provider(stub, PROVIDER), cache_file=str(cache_file), **resolver_keys)
+
+
+def cache_names(cache_file) -> set[str]:
+    """The names in a cache file: the first field of each line after the version line and comments."""
+    lines = cache_file.read_text().splitlines()[1:]
+    return {line.split()[0] for line in lines if line.strip() and not line.startswith("#")}
+
+
+def leftover_temporaries(cache_file) -> list[str]:
+    return sorted(path.name for path in cache_file.parent.iterdir()
+                  if path.name.startswith(cache_file.name) and path != cache_file)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_cache_survives_a_restart_and_answers_without_asking_the_provider(ipdirects, httpdns_stub, network,
+                                                                          tmp_path, signum):
+    name = "persist.test"
+    cache_file = tmp_path / "resolver.cache"
+    httpdns_stub.set_record(name, a=[LOOPBACK], ttl=LONG_TTL)
+    first = ipdirects.start(cache_additions(httpdns_stub, cache_file))
+    assert_reached_origin(fetch_name(first, network, name), network, name)
+    assert wait_for_access_lines(first, network, name, 1)[0]["source"] == PROVIDER
+    # No periodic save is due yet, so only the shutdown can write the answer.
+    assert not cache_file.exists() or name not in cache_names(cache_file), cache_file.read_text()
+    ipdirects.stop(first, signum)
+    assert cache_file.exists(), f"no cache file after {signum.name}"
+    assert name in cache_names(cache_file), cache_file.read_text()
+    assert leftover_temporaries(cache_file) == []
+
+    # Were the provider asked now, it would fail and the stub would count it.
+    httpdns_stub.state.reset_counts()
+    httpdns_stub.set_mode(StubMode.http_error(503))
+    second = ipdirects.start(cache_additions(httpdns_stub, cache_file))
+    loaded = wait_for_event(second, "cache_file_loaded", since_start=True)
+    assert int(loaded["entries"]) >= 1 and loaded["path"] == str(cache_file), loaded
+    fetched = fetch_name(second, network, name)
+    assert_reached_origin(fetched, network, name)
+    [line] = wait_for_access_lines(second, network, name, 1)
+    assert (line["source"], line["upstream"]) == (f"cache:{PROVIDER}", f"{LOOPBACK}:{network.nginx_http_port}")
+    # The cache age carries the answer's age across the restart.
+    assert int(line["cache_age_ms"]) >= 0, line
+    assert httpdns_stub.count() == 0, "the restarted ipdirect asked the provider"
+    counters = ipdirects.stop_for_counters(second)
+    assert counters.cache["hits"] >= 1 and counters.queries.get(PROVIDER, {}) == {}, counters.line
+
+
+def test_answers_past_their_stale_window_are_dropped_on_load(ipdirects, httpdns_stub, network, tmp_path):
+    short, long = "short.test", "long.test"
+    cache_file = tmp_path / "resolver.cache"
+    httpdns_stub.set_record(short, a=[LOOPBACK], ttl=SHORT_TTL)
+    # Both families, so that nothing of `long` is missing after the load (a missing family is fetched).
+    httpdns_stub.set_record(long, a=[LOOPBACK], aaaa=[IPV6_LOOPBACK], ttl=LONG_TTL)
+    keys = dict(min_ttl=SHORT_TTL, negative_ttl=SHORT_TTL, serve_stale=SHORT_STALE)
+    first = ipdirects.start(cache_additions(httpdns_stub, cache_file, **keys))
+    for name in (short, long):
+        assert_reached_origin(fetch_name(first, network, name), network, name)
+    ipdirects.stop(first)
+    assert {short, long} <= cache_names(cache_file), cache_file.read_text()
+    time.sleep(PAST_STALE_WINDOW_SECONDS)
+
+    httpdns_stub.state.reset_counts()
+    httpdns_stub.set_mode(StubMode.http_error(503))
+    second = ipdirects.start(cache_additions(httpdns_stub, cache_file, **keys))
+    loaded = wait_for_event(second, "cache_file_loaded", since_start=True)
+    assert int(loaded["expired_dropped"]) >= 1 and int(loaded["entries"]) >= 1, loaded
+    assert_reached_origin(fetch_name(second, network, long), network, long)
+    assert wait_for_access_lines(second, network, long, 1)[0]["source"] == f"cache:{PROVIDER}"
+    dropped = fetch_name(second, network, short)
+    assert_generated_error(dropped.response, 502, {"dns_error"}, mentions=(short,))
+    assert httpdns_stub.count("json", short) >= 1 and httpdns_stub.count("json", long) == 0
+    assert not events(second.stderr_since_mark(), "serve_stale", name=short)
+
+    ipdirects.stop(second)
+    assert short not in cache_names(cache_file) and long in cache_names(cache_file), cache_file.read_text()
+
+
+def test_cache_file_is_saved_periodically_while_running(ipdirects, httpdns_stub, network, tmp_path):
+    name = "periodic.test"
+    cache_file = tmp_path / "resolver.cache"
+    httpdns_stub.set_record(name, a=[LOOPBACK], ttl=LONG_TTL)
+    proxy = ipdirects.start(cache_additions(httpdns_stub, cache_file, cache_write_interval=CACHE_WRITE_INTERVAL))
+    assert_reached_origin(fetch_name(proxy, network, name), network, name)
+    wait_until(lambda: cache_file.exists() and name in cache_names(cache_file), "a periodic save of the cache",
+               timeout=PERIODIC_SAVE_WAIT_SECONDS)
+    assert proxy.is_running()
+    assert leftover_temporaries(cache_file) == []
