@@ -15,16 +15,16 @@ public struct CachedAnswer: Sendable, Equatable, CustomStringConvertible {
     public var fetchedAt: CacheInstant
     /// Seconds, already clamped by the cache's settings.
     public var ttl: UInt32
-    /// Set once a lookup past the refresh point has asked for a background refresh,
-    /// so later lookups do not ask again; a replacing insert clears it.
-    public internal(set) var refreshRequested: Bool
+    /// When a lookup past the refresh point (or past expiry) last asked for a background refresh, so
+    /// later lookups do not ask again until the refresh had time to succeed; a replacing insert clears it.
+    public internal(set) var refreshRequestedAt: CacheInstant?
 
     public init(addresses: [IPAddress], source: String, fetchedAt: CacheInstant, ttl: UInt32) {
         self.addresses = addresses
         self.source = source
         self.fetchedAt = fetchedAt
         self.ttl = ttl
-        self.refreshRequested = false
+        self.refreshRequestedAt = nil
     }
 
     public var isNegative: Bool { addresses.isEmpty }

@@ -30,8 +30,8 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
         let servedStale = positive.contains { if case .stale = $0.1 { true } else { false } }
         let refresh = known.count < found.count || known.contains { _, lookup, _ in
             switch lookup {
-            case .refreshDue, .stale: return true
-            case .fresh, .miss: return false
+            case .refreshDue, .stale(_, _, refresh: true): return true
+            case .fresh, .stale(_, _, refresh: false), .miss: return false
             }
         }
         let resolution = Resolution(

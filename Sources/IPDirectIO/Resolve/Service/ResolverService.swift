@@ -83,14 +83,19 @@ final class ResolverService: @unchecked Sendable {
         case .addresses(let resolution, let refresh):
             if refresh { mailbox.post { engine.resolve(name, waiter: nil) } }
             return .done(.success(resolution))
-        case .negative:
-            return .done(.failure(ResolveFailure(host: host, reason: .notFound)))
+        case .negative(let source):
+            return .done(.failure(ResolverService.cachedNegative(host, source: source)))
         case .miss:
             let pending = PendingLookup(completion: completion)
             let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
             mailbox.post { engine.resolve(name, waiter: waiter) }
             return .pending(pending)
         }
+    }
+
+    /// The cache keeps "no such name" and "no address" alike (RFC 2308 negative answers).
+    static func cachedNegative(_ host: String, source: ResolutionSource) -> ResolveFailure {
+        ResolveFailure(host: host, reason: .failed("no such name or no A or AAAA record (negative answer from \(source), cached)"))
     }
 
     /// The clock of every cache instant: monotonic milliseconds.
