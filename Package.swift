@@ -21,7 +21,7 @@ let package = Package(
         .systemLibrary(
             name: "CEvent",
             pkgConfig: "libevent_openssl",
-            providers: [.apt(["libevent-dev", "libssl-dev", "libc-ares-dev"])]
+            providers: [.apt(["libevent-dev", "libssl-dev", "libc-ares-dev", "libnghttp2-dev"])]
         ),
         // Pure Swift: protocol parsing, configuration, resolution policy. No sockets, no C.
         .target(

@@ -1,4 +1,4 @@
-/* The one C boundary of ipdirect: libevent, OpenSSL and c-ares headers, plus
+/* The one C boundary of ipdirect: libevent, OpenSSL, c-ares and nghttp2 headers, plus
  * one-line shims for what Swift cannot call (function-like macros, variadics). */
 #ifndef IPDIRECT_CEVENT_H
 #define IPDIRECT_CEVENT_H
@@ -33,6 +33,7 @@
 #include <openssl/provider.h>
 
 #include <ares.h>
+#include <nghttp2/nghttp2.h>
 
 static inline long ipd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);

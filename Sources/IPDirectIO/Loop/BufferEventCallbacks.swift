@@ -27,3 +27,19 @@ enum BufferEventCallbacks {
         Unmanaged<Connector>.fromOpaque(context!).takeUnretainedValue().attempt(bev!, didReceive: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let http1Read: bufferevent_data_cb = { _, context in
+        Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let http1Event: bufferevent_event_cb = { _, events, context in
+        Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+
+    static let http2Read: bufferevent_data_cb = { _, context in
+        Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let http2Event: bufferevent_event_cb = { _, events, context in
+        Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}

@@ -11,8 +11,10 @@ import IPDirectCore
 final class TLSClientContext {
     /// Sessions kept for resumption, one per host:port; the oldest is dropped past this.
     static let sessionCacheCapacity = 1024
-    /// The one ALPN protocol offered, in wire format (RFC 7301 §3.1: length-prefixed names).
-    private static let alpnProtocols: [UInt8] = [UInt8("http/1.1".utf8.count)] + Array("http/1.1".utf8)
+    /// What the proxy's own origin connections offer by ALPN: it forwards HTTP/1.1 only.
+    static let defaultALPN = ["http/1.1"]
+    /// RFC 7301 §3.1: a protocol name is 1 to 255 bytes.
+    private static let alpnNameLengths = 1...255
 
     private let context: OpaquePointer
     private let sessions = TLSSessionCache(capacity: TLSClientContext.sessionCacheCapacity)
@@ -21,8 +23,10 @@ final class TLSClientContext {
     private let insecureHosts: Set<String>
 
     /// `pins` maps host names to base64 SHA-256 pins of acceptable public keys (see `PublicKeyPin`);
-    /// `insecureHosts` are the only hosts whose certificates are not verified.
-    init(caFile: String?, caPath: String?, pins: [String: [String]], insecureHosts: Set<String>) throws(StartupError) {
+    /// `insecureHosts` are the only hosts whose certificates are not verified; `alpn` lists the
+    /// protocols offered, most preferred first.
+    init(caFile: String?, caPath: String?, pins: [String: [String]], insecureHosts: Set<String>,
+         alpn: [String] = TLSClientContext.defaultALPN) throws(StartupError) {
         var normalizedPins: [String: Set<String>] = [:]
         for (host, hostPins) in pins {
             if let malformed = hostPins.first(where: { !PublicKeyPin.isWellFormed($0) }) {
@@ -33,12 +37,13 @@ final class TLSClientContext {
         }
         self.pins = normalizedPins
         self.insecureHosts = Set(insecureHosts.map(HostName.normalized))
+        let alpnWire = try TLSClientContext.alpnWireFormat(alpn)
         OpenSSLErrorQueue.drainThread()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw StartupError("cannot create a TLS client context: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
         }
         do {
-            try TLSClientContext.configure(context, caFile: caFile, caPath: caPath)
+            try TLSClientContext.configure(context, caFile: caFile, caPath: caPath, alpn: (alpn, alpnWire))
         } catch {
             SSL_CTX_free(context)
             throw error
@@ -54,7 +59,22 @@ final class TLSClientContext {
         SSL_CTX_free(context)
     }
 
-    private static func configure(_ context: OpaquePointer, caFile: String?, caPath: String?) throws(StartupError) {
+    /// RFC 7301 §3.1: the protocol list as length-prefixed names.
+    private static func alpnWireFormat(_ names: [String]) throws(StartupError) -> [UInt8] {
+        guard !names.isEmpty else { throw StartupError("TLS ALPN list is empty") }
+        var wire: [UInt8] = []
+        for name in names {
+            guard alpnNameLengths.contains(name.utf8.count) else {
+                throw StartupError("TLS ALPN protocol \"\(name)\" must be 1 to 255 bytes")
+            }
+            wire.append(UInt8(name.utf8.count))
+            wire.append(contentsOf: name.utf8)
+        }
+        return wire
+    }
+
+    private static func configure(_ context: OpaquePointer, caFile: String?, caPath: String?,
+                                  alpn: (names: [String], wire: [UInt8])) throws(StartupError) {
         // Chain verification alone does not check that the certificate is for the host we meant:
         // makeSSL adds the name check per connection.
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
@@ -77,8 +97,9 @@ final class TLSClientContext {
         // Compression enables CRIME-style attacks (RFC 7457 §2.6).
         _ = ipd_SSL_CTX_set_options(context, ipd_SSL_OP_IGNORE_UNEXPECTED_EOF() | ipd_SSL_OP_NO_COMPRESSION())
         // SSL_CTX_set_alpn_protos returns 0 on success, unlike most of OpenSSL.
-        guard SSL_CTX_set_alpn_protos(context, alpnProtocols, UInt32(alpnProtocols.count)) == 0 else {
-            throw StartupError("cannot offer ALPN http/1.1: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
+        guard SSL_CTX_set_alpn_protos(context, alpn.wire, UInt32(alpn.wire.count)) == 0 else {
+            let offered = alpn.names.joined(separator: ", ")
+            throw StartupError("cannot offer ALPN \(offered): \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
         }
         // OpenSSL's internal cache is keyed by session id, which a client cannot look up by server:
         // sessions go to TLSSessionCache, keyed by host:port, through the new-session callback.

@@ -1,10 +1,22 @@
-/// The HTTP request an HTTPDNS format asks for: always a GET (RFC 9110 §9.3.1), so it carries no
-/// body; the connection layer adds Host, keep-alive and the rest.
+/// The HTTP request an HTTPDNS format asks for: a GET (RFC 9110 §9.3.1) without a body, or, for
+/// RFC 8484 §4.1 `method = "post"`, a POST whose body is the DNS message; the connection layer adds
+/// Host (or :authority), Content-Length, keep-alive and the rest.
 public struct HTTPDNSRequest: Equatable, Sendable, CustomStringConvertible {
+    /// The two methods HTTPDNS providers take (RFC 8484 §4.1 allows exactly these).
+    public enum Method: String, Equatable, Sendable, CustomStringConvertible {
+        case get = "GET"
+        case post = "POST"
+
+        public var description: String { rawValue }
+    }
+
+    public var method: Method
     /// The origin-form request target (RFC 9112 §3.2.1): path and query.
     public var target: String
     /// Header fields the format needs beyond the usual ones (`Accept: application/dns-json`).
     public var headerFields: [Field]
+    /// The request content: empty for GET, the DNS message for an RFC 8484 POST.
+    public var body: [UInt8]
 
     public struct Field: Equatable, Sendable {
         public var name: String
@@ -16,12 +28,16 @@ public struct HTTPDNSRequest: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(target: String, headerFields: [Field] = []) {
+    public init(target: String, headerFields: [Field] = [], method: Method = .get, body: [UInt8] = []) {
+        self.method = method
         self.target = target
         self.headerFields = headerFields
+        self.body = body
     }
 
-    public var description: String { "GET \(target)" }
+    public var description: String {
+        body.isEmpty ? "\(method) \(target)" : "\(method) \(target) (\(body.count) bytes)"
+    }
 
     /// `path` with `parameters` appended to its query (RFC 3986 §3.4), each value percent-encoded.
     public static func target(path: String, _ parameters: [(String, String)]) -> String {

@@ -1,11 +1,84 @@
 import IPDirectCore
 
-/// Placeholder until the transport lands.
+/// One `[[resolver.httpdns]]` provider: builds its format's requests for a name, sends them to the
+/// endpoint through its bootstrap addresses (never through DNS, never through a proxy), one address
+/// after another until one gives a usable answer, and reads the answers.
 final class HTTPDNSProvider: HTTPDNSSource {
     let name: String
-    init(base: EventBase, settings: HTTPDNSProviderSettings) throws(StartupError) { name = settings.name }
-    func resolve(_ name: String, completion: @escaping (Result<NameAnswer, HTTPDNSQueryFailure>) -> Void) {
-        completion(.failure(HTTPDNSQueryFailure(reason: "not built", timedOut: false)))
+    private let bootstrap: [IPAddress]
+    private let plan: ProviderQueryPlan
+    private let transport: HTTPDNSTransport
+
+    init(base: EventBase, settings: HTTPDNSProviderSettings) throws(StartupError) {
+        name = settings.name
+        bootstrap = settings.bootstrap
+        plan = try ProviderQueryPlan(settings: settings)
+        let tls = settings.url.isHTTPS ? try HTTPDNSTransport.makeTLSContext(caFile: settings.caFile) : nil
+        let endpoint = HTTPDNSEndpoint(isHTTPS: settings.url.isHTTPS, host: settings.url.host,
+                                       port: settings.url.port, authority: settings.url.authority)
+        transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: settings.timeoutMs)
     }
-    func close() {}
+
+    func close() {
+        transport.closeAll()
+    }
+
+    func resolve(_ name: String, completion: @escaping (Result<NameAnswer, HTTPDNSQueryFailure>) -> Void) {
+        let exchanges: [PlannedExchange]
+        switch plan.exchanges(for: name, unixSeconds: Int(MonotonicClock.wallMillis() / 1000)) {
+        case .failure(let failure):
+            completion(.failure(failure))
+            return
+        case .success(let planned):
+            exchanges = planned
+        }
+        // Every exchange must answer (A and AAAA for DoH and JSON); the first failure fails the provider.
+        var answer = NameAnswer(v4: .noAddresses, v6: .noAddresses)
+        var remaining = exchanges.count
+        var firstFailure: HTTPDNSQueryFailure?
+        for exchange in exchanges {
+            send(exchange, name: name, via: bootstrap[...], failures: [], timeouts: 0) { result in
+                remaining -= 1
+                switch result {
+                case .success(let part) where exchange.families.count == AddressFamily.allCases.count:
+                    answer = NameAnswer(splitting: part)
+                case .success(let part):
+                    for family in exchange.families { answer[family] = part }
+                case .failure(let failure):
+                    firstFailure = firstFailure ?? failure
+                }
+                guard remaining == 0 else { return }
+                completion(firstFailure.map { .failure($0) } ?? .success(answer))
+            }
+        }
+    }
+
+    /// Tries `exchange` on each bootstrap address in turn until one answers usably.
+    private func send(_ exchange: PlannedExchange, name: String, via addresses: ArraySlice<IPAddress>,
+                      failures: [String], timeouts: Int,
+                      completion: @escaping (Result<ProviderAnswer, HTTPDNSQueryFailure>) -> Void) {
+        var addresses = addresses
+        guard let address = addresses.popFirst() else {
+            completion(.failure(HTTPDNSQueryFailure(reason: failures.joined(separator: "; "),
+                                                    timedOut: !failures.isEmpty && timeouts == failures.count)))
+            return
+        }
+        _ = transport.send(exchange.request, to: address) { [self] result in
+            let outcome: Result<ProviderAnswer, HTTPDNSQueryFailure>
+            switch result {
+            case .success(let response):
+                outcome = exchange.read(response.body, response.contentType)
+            case .failure(let error):
+                outcome = .failure(HTTPDNSQueryFailure(reason: error.description, timedOut: error.isTimeout))
+            }
+            switch outcome {
+            case .success:
+                completion(outcome)
+            case .failure(let failure):
+                Logger.info("event=httpdns_attempt_failed provider=\(self.name) address=\(address) name=\(name) families=\(exchange.families.map(\.rawValue).joined(separator: ",")) reason=\"\(failure.reason)\"")
+                send(exchange, name: name, via: addresses, failures: failures + ["\(address): \(failure.reason)"],
+                     timeouts: timeouts + (failure.timedOut ? 1 : 0), completion: completion)
+            }
+        }
+    }
 }
