@@ -223,7 +223,8 @@ def provider_setup(request, tmp_path, certificates):
             dnsdist = request.getfixturevalue("dnsdist_doh") if kind.startswith("dnsdist") else None
             return doh_setup(kind, request.getfixturevalue("unbound_doh"), dnsdist, certificates.ca_file)
         tls_stub = request.getfixturevalue("httpdns_tls_stub") if kind == "tencent-token" else None
-        return stub_setup(kind, request.getfixturevalue("httpdns_stub"), tls_stub, tmp_path / "secrets")
+        return stub_setup(kind, request.getfixturevalue("httpdns_stub"), tls_stub, tmp_path / "secrets",
+                          certificates.ca_file)
     return make
 
 

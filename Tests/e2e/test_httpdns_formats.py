@@ -7,6 +7,8 @@ The DoH cases on dnsdist also show on dnsdist's counters the HTTP version (h2 by
 cleartext) and the method (GET or POST) ipdirect used.
 """
 
+from dataclasses import replace
+
 import pytest
 
 from harness.ipv6_origin import ANSWER_PREFIX, IPV6_LOOPBACK
@@ -20,6 +22,8 @@ from harness.resolver_records import (ALIAS_NAME, ALIAS_TTL, CHAIN_CNAME_TTL, CH
 RECORD_TYPES = ("A", "AAAA")
 # The TTL `ipdirect resolve` prints may be a few seconds below the record's, as time passes between.
 TTL_SLACK_SECONDS = 5
+# A record TTL unlike any default (stub 60, min_ttl 30), so the TTL printed must come from the answer.
+FORMAT_TTL = 45
 
 
 def frontend_snapshot(setup: ProviderSetup):
@@ -61,7 +65,7 @@ def test_provider_resolves_an_ipv4_name_and_the_proxy_reaches_that_origin(kind, 
                                                                            network):
     setup = provider_setup(kind)
     name = f"v4.{kind}.formats.test"
-    setup.set_addresses(name, a=(LOOPBACK,))
+    setup.set_addresses(name, a=(LOOPBACK,), ttl=FORMAT_TTL)
     own = start_resolving(start_ipdirect, setup)
     before = frontend_snapshot(setup)
 
@@ -75,6 +79,7 @@ def test_provider_resolves_an_ipv4_name_and_the_proxy_reaches_that_origin(kind, 
     assert_asked_once_per_type(setup, name)
     assert_transport(setup, before)
     assert_no_secret_in_output(own)
+    assert_resolves_with_ttl(own, name, {LOOPBACK}, kind, FORMAT_TTL)
 
 
 @pytest.mark.parametrize("kind", PROVIDER_KINDS)
@@ -95,6 +100,25 @@ def test_provider_resolves_an_ipv6_only_name_and_the_proxy_connects_over_ipv6(ki
                             " status=200")
     assert_asked_once_per_type(setup, name)
     assert_transport(setup, before)
+
+
+@pytest.mark.parametrize("kind", ["unbound-get", "tencent-token"])
+def test_a_provider_without_its_own_ca_file_trusts_the_cas_of_the_tls_section(kind, provider_setup,
+                                                                              start_ipdirect, network):
+    """README, `[[resolver.httpdns]] ca_file`: "PEM file of CAs trusted for this endpoint instead of those set
+    in [tls]"; the shared configuration's `[tls] ca_file` is the test CA that issued every resolver's
+    certificate."""
+    setup = provider_setup(kind)
+    setup.provider = replace(setup.provider, ca_file=None)
+    name = f"tls-section.{kind}.formats.test"
+    setup.set_addresses(name, a=(LOOPBACK,))
+    own = start_resolving(start_ipdirect, setup)
+
+    authority = network.plain_authority(name)
+    response = fetch(own, network.plain_url("/echo", name), authority)
+
+    assert response.status == 200, response.describe()
+    own.wait_for_access_log(f" target={authority} ", f" source={kind} ", " status=200")
 
 
 def test_doh_follows_the_cname_chain_in_the_answer_and_keeps_the_smallest_ttl(provider_setup, start_ipdirect,

@@ -103,15 +103,15 @@ def doh_setup(kind: str, unbound, dnsdist, ca_file: Path) -> ProviderSetup:
         listener = dnsdist.tls_listener if tls else dnsdist.plain_listener
         transport = Transport(listener, "HTTP/2" if tls else "HTTP/1", method.upper())
         stats = dnsdist.frontend_stats
-    # The GET kinds over TLS name the test CA themselves; the POST kinds rely on [tls] ca_file, which names
-    # it too. A cleartext URL takes no ca_file at all.
-    own_ca_file = ca_file if method == "get" and url.startswith("https://") else None
+    # A cleartext URL takes no ca_file at all.
+    own_ca_file = ca_file if url.startswith("https://") else None
     provider = HttpdnsProvider(kind, "doh", url, [bootstrap], own_ca_file, method=method)
     return ProviderSetup(kind, provider, _publish_to_unbound(unbound), unbound.query_count, transport=transport,
                          frontend_stats=stats)
 
 
-def stub_setup(kind: str, stub: HttpdnsStub, tls_stub: HttpdnsStub | None, secret_directory: Path) -> ProviderSetup:
+def stub_setup(kind: str, stub: HttpdnsStub, tls_stub: HttpdnsStub | None, secret_directory: Path,
+               ca_file: Path) -> ProviderSetup:
     """The json, aliyun and tencent kinds; `tls_stub` only for `tencent-token`."""
     environment: dict[str, str] = {}
     server = stub
@@ -145,7 +145,7 @@ def stub_setup(kind: str, stub: HttpdnsStub, tls_stub: HttpdnsStub | None, secre
             fragments = (f"token={TENCENT_TOKEN}",)
             token_file = _write_secret(secret_directory, "tencent.token", TENCENT_TOKEN.encode())
             provider = HttpdnsProvider(kind, "tencent", tls_stub.url("tencent"), [tls_stub.bootstrap],
-                                       token_file=token_file)
+                                       ca_file=ca_file, token_file=token_file)
         elif kind == "tencent-des":
             fragments = (f"id={TENCENT_DES_KEY_ID}", "alg=des")
             key_file = _write_secret(secret_directory, "tencent-des.key", TENCENT_DES_KEY)
