@@ -28,6 +28,7 @@ final class ResolverEngine {
     private var flights = SingleFlight<String, ResolveWaiter>()
     private let comparison: SystemComparison?
     private var keepWarm: [String: Timer] = [:]
+    private var demotions = ProviderDemotions()
     private var cacheWriteTimer: Timer?
 
     init(base: EventBase, config: Config, cacheStore: CacheFileStore?) throws(StartupError) {
@@ -90,7 +91,8 @@ final class ResolverEngine {
         return settings.order.flatMap { source -> [Step] in
             switch source {
             case .hosts: return []
-            case .httpdns: return bypassed ? [] : providers.map(Step.provider)
+            case .httpdns:
+                return bypassed ? [] : demotions.ordered(providers, now: ResolverService.nowMillis()).map(Step.provider)
             case .system: return system == nil ? [] : [.system]
             }
         }
@@ -108,6 +110,11 @@ final class ResolverEngine {
         switch step {
         case .provider(let provider):
             provider.resolve(name) { [unowned self] result in
+                if case .failure(let failure) = result {
+                    demotions.failed(provider, reason: failure.reason, now: ResolverService.nowMillis())
+                } else {
+                    demotions.answered(provider)
+                }
                 switch checked(result, from: provider, name: name) {
                 case .success(let answer):
                     completion(.answered(answer, source: .httpdns(provider.name)))
