@@ -29,6 +29,10 @@ public struct CachedAnswer: Sendable, Equatable, CustomStringConvertible {
 
     public var isNegative: Bool { addresses.isEmpty }
 
+    /// For a negative answer: the name does not exist (NXDOMAIN), rather than having no address of
+    /// this family (NODATA), so a cached answer says the same as the first one did.
+    public var nameDoesNotExist = false
+
     public var expiresAt: CacheInstant { fetchedAt + Int64(ttl) * millisecondsPerSecond }
 
     public func age(at now: CacheInstant) -> Int64 { now - fetchedAt }

@@ -97,8 +97,10 @@ public struct ResolverCache: Sendable {
 
     /// Caches "no such name" or "no data" for `negativeTTL` (RFC 2308 §5). The TTL
     /// is not clamped to `minTTL`: a name that starts to exist should show up soon.
-    public mutating func insertNegative(for name: String, family: AddressFamily, source: String, now: CacheInstant) {
-        let answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
+    public mutating func insertNegative(for name: String, family: AddressFamily, source: String, now: CacheInstant,
+                                        nameDoesNotExist: Bool = false) {
+        var answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
+        answer.nameDoesNotExist = nameDoesNotExist
         store(answer, for: ResolverCacheKey(name: name, family: family))
     }
 

@@ -66,7 +66,7 @@ import Testing
 
     @Test func bothFamiliesNegativeIsANegativeAnswer() {
         let found = CachedName(v4: .fresh(answer([], source: "system"), age: 1), v6: .fresh(answer([], source: "system"), age: 1), now: now)
-        #expect(found == .negative(source: .system))
+        #expect(found == .negative(source: .system, nameDoesNotExist: false))
     }
 }
 

@@ -100,7 +100,8 @@ final class ResolverEngine {
         }
         switch cached {
         case .addresses(let resolution, refresh: false): return .success(resolution)
-        case .negative(let source): return .failure(ResolverService.cachedNegative(name, source: source))
+        case .negative(let source, let nameDoesNotExist):
+            return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: nameDoesNotExist))
         case .addresses, .miss: return nil
         }
     }
@@ -232,7 +233,8 @@ final class ResolverEngine {
                     let ttl = answered.map(\.ttl).min() ?? 0
                     state.cache.insert(answered.map(\.address), ttl: ttl, for: name, family: family, source: label, now: now)
                 case .nameDoesNotExist, .noAddresses:
-                    state.cache.insertNegative(for: name, family: family, source: label, now: now)
+                    state.cache.insertNegative(for: name, family: family, source: label, now: now,
+                                               nameDoesNotExist: answer[family] == .nameDoesNotExist)
                 }
                 left[family] = state.cache.peek(name, family: family, now: now)?.secondsLeft(at: now)
             }
@@ -242,8 +244,7 @@ final class ResolverEngine {
             scheduleKeepWarm(name, secondsLeft: secondsLeft.values.min() ?? 0)
         }
         if answer.isNegative {
-            return .failure(ResolveFailure(host: name, reason: answer.nameDoesNotExist
-                ? .notFound : .failed("\(name) has no A or AAAA record (\(label))")))
+            return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
         }
         return .success(Resolution(addresses: answer.addresses, source: source, cache: .miss, secondsLeft: secondsLeft))
     }

@@ -83,8 +83,8 @@ final class ResolverService: @unchecked Sendable {
         case .addresses(let resolution, let refresh):
             if refresh { mailbox.post { engine.resolve(name, waiter: nil) } }
             return .done(.success(resolution))
-        case .negative(let source):
-            return .done(.failure(ResolverService.cachedNegative(host, source: source)))
+        case .negative(let source, let nameDoesNotExist):
+            return .done(.failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist)))
         case .miss:
             let pending = PendingLookup(completion: completion)
             let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
@@ -93,9 +93,9 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
-    /// The cache keeps "no such name" and "no address" alike (RFC 2308 negative answers).
-    static func cachedNegative(_ host: String, source: ResolutionSource) -> ResolveFailure {
-        ResolveFailure(host: host, reason: .failed("no such name or no A or AAAA record (negative answer from \(source), cached)"))
+    /// What a negative answer (RFC 2308), fresh or cached, tells the client.
+    static func negative(_ host: String, source: ResolutionSource, nameDoesNotExist: Bool) -> ResolveFailure {
+        ResolveFailure(host: host, reason: nameDoesNotExist ? .notFound : .failed("\(host) has no A or AAAA record (\(source))"))
     }
 
     /// The clock of every cache instant: monotonic milliseconds.
