@@ -183,3 +183,18 @@ extension ConfigReader {
         }
     }
 }
+
+extension ConfigReader {
+    /// The items of an array of tables written `[[header]]`. A single `[header]` table is the usual slip,
+    /// so it gets a hint naming what each table holds (`itemName`: "pin", "provider").
+    static func arrayOfTables(_ value: TOMLValue, header: String, itemName: String) -> Result<[TOMLValue], ConfigValueProblems> {
+        switch value.kind {
+        case .array(let elements):
+            return .success(elements)
+        case .table:
+            return .failure(ConfigValueProblems(line: value.line, "write each \(itemName) as a \(header) table, with double brackets"))
+        default:
+            return .failure(mismatch("\(header) tables", value))
+        }
+    }
+}

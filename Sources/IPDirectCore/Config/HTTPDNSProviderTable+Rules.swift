@@ -164,13 +164,9 @@ extension ConfigReader where Value == [HTTPDNSProviderSettings] {
         let header = HTTPDNSProviderTable.header
         return ConfigReader { value in
             let items: [TOMLValue]
-            switch value.kind {
-            case .array(let elements):
-                items = elements
-            case .table:
-                return .failure(ConfigValueProblems(line: value.line, "write each provider as a \(header) table, with double brackets"))
-            default:
-                return .failure(mismatch("\(header) tables", value))
+            switch arrayOfTables(value, header: header, itemName: "provider") {
+            case .success(let elements): items = elements
+            case .failure(let problems): return .failure(problems)
             }
             var providers: [HTTPDNSProviderSettings] = []
             var firstLines: [String: Int] = [:]

@@ -33,13 +33,9 @@ extension ConfigReader where Value == [String: [String]] {
         let header = TLSPinTable.header
         return ConfigReader { value in
             let items: [TOMLValue]
-            switch value.kind {
-            case .array(let elements):
-                items = elements
-            case .table:
-                return .failure(ConfigValueProblems(line: value.line, "write each pin as a \(header) table, with double brackets"))
-            default:
-                return .failure(mismatch("\(header) tables", value))
+            switch arrayOfTables(value, header: header, itemName: "pin") {
+            case .success(let elements): items = elements
+            case .failure(let problems): return .failure(problems)
             }
             var pins: [String: [String]] = [:]
             var firstLines: [String: Int] = [:]
