@@ -12,7 +12,7 @@ from harness.httpdns_state import StubMode
 from harness.network import UNUSED_LOOPBACK_ADDRESSES
 from harness.ports import LOOPBACK
 from harness.proxy_status import assert_generated_error
-from harness.resolver_scenarios import (assert_reached_origin, counters_from, events, fetch_name,
+from harness.resolver_scenarios import (assert_reached_origin, counters_from, dns_replies, events, fetch_name,
                                         ipdirects,  # noqa: F401 (a fixture)
                                         nothing_listens, resolver_additions, start_lying_dns_server,
                                         stub_provider, unreachable_provider, wait_for_access_lines, wait_for_event,
@@ -219,6 +219,8 @@ def test_compare_system_logs_a_lie_once_per_name_and_counts_each(ipdirects, http
     time.sleep(PAST_SHORT_TTL_SECONDS)
     assert_reached_origin(fetch_name(proxy, network, LIE_DOMAIN), network, LIE_DOMAIN)
     wait_until(lambda: httpdns_stub.count("json", LIE_DOMAIN, "A") == 2, "the refresh of the expired answer")
+    # The second comparison's system answer went out before the next name is even asked for.
+    wait_until(lambda: dns_replies(lying_dns, LIE_DOMAIN, LIED_ADDRESS) == 2, "the second system lookup")
     # A name HTTPDNS knows and the lying resolver calls nonexistent (NXDOMAIN) disagrees too.
     assert_reached_origin(fetch_name(proxy, network, SYSTEM_RESOLVED_NAME), network, SYSTEM_RESOLVED_NAME)
     wait_for_event(proxy, "system_dns_disagrees", name=SYSTEM_RESOLVED_NAME)

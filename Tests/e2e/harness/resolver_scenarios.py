@@ -271,6 +271,13 @@ def start_lying_dns_server(directory: Path, lies: dict[str, str], denied_domain:
     raise ProcessFailedToStart(f"the lying dnsmasq did not start: {last_error}")
 
 
+def dns_replies(server: DnsServer, name: str, answer: str) -> int:
+    """How often the dnsmasq (run with --log-queries) answered `name` with `answer` (an address, or NXDOMAIN).
+    Queries may come with randomised letter case (the 0x20 trick), so names compare case-insensitively."""
+    reply = re.compile(rf"\bconfig {re.escape(name)} is {re.escape(answer)}$", re.IGNORECASE)
+    return sum(1 for line in server.process.stderr_text().splitlines() if reply.search(line))
+
+
 def nothing_listens(address: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.settimeout(2.0)
