@@ -22,6 +22,7 @@ LONG_TTL = 300
 SHORT_TTL = 1
 SHORT_STALE = 1
 PAST_STALE_WINDOW_SECONDS = SHORT_TTL + SHORT_STALE + 1.0
+PAST_SHORT_TTL_SECONDS = SHORT_TTL + 0.6
 # The shortest period between saves ipdirect accepts, and how long to wait for a periodic save.
 CACHE_WRITE_INTERVAL = 10
 PERIODIC_SAVE_WAIT_SECONDS = CACHE_WRITE_INTERVAL + 8.0
@@ -116,4 +117,64 @@ def test_cache_file_is_saved_periodically_while_running(ipdirects, httpdns_stub,
     wait_until(lambda: cache_file.exists() and name in cache_names(cache_file), "a periodic save of the cache",
                timeout=PERIODIC_SAVE_WAIT_SECONDS)
     assert proxy.is_running()
+    assert leftover_temporaries(cache_file) == []
+
+
+def restart_with_the_provider_failing(ipdirects, stub, network, cache_file, name, ttl, downtime=0.0,
+                                      **resolver_keys):
+    """ipdirect resolves `name` (a record of `ttl`, or no record at all when `ttl` is None) and is stopped for
+    `downtime` seconds; then the provider fails, so only the cache file can answer. Returns the restarted
+    ipdirect."""
+    if ttl is not None:
+        stub.set_record(name, a=[LOOPBACK], ttl=ttl)
+    first = ipdirects.start(cache_additions(stub, cache_file, **resolver_keys))
+    fetch_name(first, network, name)
+    ipdirects.stop(first)
+    assert name in cache_names(cache_file), cache_file.read_text()
+    time.sleep(downtime)
+    stub.state.reset_counts()
+    stub.set_mode(StubMode.http_error(503))
+    return ipdirects.start(cache_additions(stub, cache_file, **resolver_keys))
+
+
+def test_expired_answer_from_the_file_is_served_stale_while_the_provider_is_down(ipdirects, httpdns_stub, network,
+                                                                                 tmp_path):
+    name = "expiring.test"
+    cache_file = tmp_path / "resolver.cache"
+    second = restart_with_the_provider_failing(ipdirects, httpdns_stub, network, cache_file, name, SHORT_TTL,
+                                               downtime=PAST_SHORT_TTL_SECONDS, min_ttl=SHORT_TTL)
+
+    assert_reached_origin(fetch_name(second, network, name), network, name)
+    [line] = wait_for_access_lines(second, network, name, 1)
+    assert line["source"] == f"stale:{PROVIDER}", line
+    # Served at once; the refresh it started is the only query, and it failed.
+    wait_for_event(second, "httpdns_failed", provider=PROVIDER, name=name)
+    assert httpdns_stub.count("json", name, "A") == 1
+
+
+def test_no_such_name_survives_a_restart(ipdirects, httpdns_stub, network, tmp_path):
+    name = "nonexistent.test"
+    cache_file = tmp_path / "resolver.cache"
+    second = restart_with_the_provider_failing(ipdirects, httpdns_stub, network, cache_file, name, None)
+    fetched = fetch_name(second, network, name)
+    assert_generated_error(fetched.response, 502, {"dns_error"}, mentions=(name, "no such name"))
+    assert httpdns_stub.count() == 0, "the restarted ipdirect asked the provider"
+
+
+def test_damaged_cache_file_is_reported_and_replaced(ipdirects, httpdns_stub, network, tmp_path):
+    name = "afterdamage.test"
+    cache_file = tmp_path / "resolver.cache"
+    cache_file.write_text("this is not a cache file\n")
+    damaged_inode = cache_file.stat().st_ino
+    httpdns_stub.set_record(name, a=[LOOPBACK], ttl=LONG_TTL)
+    proxy = ipdirects.start(cache_additions(httpdns_stub, cache_file))
+    problem = wait_for_event(proxy, "cache_file_problem", since_start=True)
+    assert problem["path"] == str(cache_file), problem
+    assert_reached_origin(fetch_name(proxy, network, name), network, name)
+    assert wait_for_access_lines(proxy, network, name, 1)[0]["source"] == PROVIDER
+    ipdirects.stop(proxy)
+    assert cache_file.read_text().startswith("ipdirect-cache 1\n") and name in cache_names(cache_file), \
+        cache_file.read_text()
+    # A new file renamed over the old one, never the old one rewritten in place.
+    assert cache_file.stat().st_ino != damaged_inode
     assert leftover_temporaries(cache_file) == []
