@@ -4,6 +4,8 @@ with the reason when nothing resolves, 1 when the configuration cannot be used."
 
 import time
 
+import pytest
+
 from harness.dns_server import SYSTEM_RESOLVED_ADDRESS, SYSTEM_RESOLVED_NAME
 from harness.httpdns_state import StubMode
 from harness.ports import LOOPBACK
@@ -18,6 +20,8 @@ PROVIDER = "stubjson"
 # Cached lookups `--repeat` times; none of them may reach the provider.
 REPEATED_LOOKUPS = 500
 LONG_TTL = 300
+# A min_ttl unlike any default, to see that system answers are kept that long.
+SYSTEM_MIN_TTL = 47
 SHORT_TTL = 1
 PAST_SHORT_TTL_SECONDS = SHORT_TTL + 0.6
 
@@ -33,9 +37,11 @@ def assert_resolved(run, expected: list[tuple[str, str]]):
     assert len(run.lines) == len(run.stdout.splitlines()), f"lines that are not address lines:\n{run.describe()}"
 
 
-def test_hosts_entry_is_printed_with_source_hosts_and_no_ttl(tmp_path, network, certificates):
-    run = run_resolve("origin.test", config_for(tmp_path, network, certificates, resolver_additions()))
-    assert_resolved(run, [(LOOPBACK, "hosts")])
+@pytest.mark.parametrize("name, source", [("origin.test", "hosts"), (LOOPBACK, "literal")])
+def test_hosts_entry_and_literal_are_printed_with_their_source_and_no_ttl(tmp_path, network, certificates, name,
+                                                                           source):
+    run = run_resolve(name, config_for(tmp_path, network, certificates, resolver_additions()))
+    assert_resolved(run, [(LOOPBACK, source)])
     assert run.lines[0].ttl == "-", run.describe()
 
 
@@ -57,9 +63,11 @@ def test_system_answer_is_printed_with_source_system(tmp_path, network, certific
     """With every provider down, the chain goes on to the system resolver, as the daemon's does."""
     httpdns_stub.set_mode(StubMode.http_error(503))
     additions = resolver_additions(unreachable_provider("first"), stub_provider(httpdns_stub, PROVIDER),
-                                   order=("hosts", "httpdns", "system"))
+                                   order=("hosts", "httpdns", "system"), min_ttl=SYSTEM_MIN_TTL)
     run = run_resolve(SYSTEM_RESOLVED_NAME, config_for(tmp_path, network, certificates, additions))
     assert_resolved(run, [(SYSTEM_RESOLVED_ADDRESS, "system")])
+    # System answers come without a TTL and are kept for min_ttl.
+    assert SYSTEM_MIN_TTL - 2 <= int(run.lines[0].ttl) <= SYSTEM_MIN_TTL, run.describe()
     assert httpdns_stub.count("json", SYSTEM_RESOLVED_NAME) >= 1
 
 
