@@ -18,11 +18,13 @@ from harness.dnsdist_doh import DnsdistDoh
 from harness.doh_certificates import issue_doh_certificate
 from harness.httpdns_stubs import TENCENT_TOKEN, HttpdnsStub
 from harness.ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary
+from harness.ipv6_origin import Ipv6Origin
 from harness.network import Network, static_hosts_table
 from harness.nginx_origin import NginxOrigin, start_nginx_origin
 from harness.peer_proxies import SquidProxy, TinyproxyProxy
-from harness.ports import free_port
+from harness.ports import free_port, ipv6_loopback_available
 from harness.processes import ProcessFailedToStart
+from harness.provider_setups import ProviderSetup, doh_setup, stub_setup
 from harness.proxy_under_test import ProxyUnderTest, selected_proxy_kind
 from harness.resolver_records import HTTPDNS_STUB_RECORDS, UNBOUND_RECORDS
 from harness.unbound_doh import UnboundDoh
@@ -126,6 +128,16 @@ def blackhole_listener():
 
 
 @pytest.fixture(scope="session")
+def ipv6_origin():
+    """An HTTP origin on [::1] only; tests that need it are skipped on a machine without IPv6 loopback."""
+    if not ipv6_loopback_available():
+        pytest.skip("this machine has no ::1 to listen on")
+    origin = Ipv6Origin().start()
+    yield origin
+    origin.stop()
+
+
+@pytest.fixture(scope="session")
 def dns_server(tmp_path_factory) -> DnsServer:
     server = start_dns_server(tmp_path_factory.mktemp("dnsmasq"))
     yield server
@@ -200,6 +212,20 @@ def httpdns_tls_stub(httpdns_tls_stub_server) -> HttpdnsStub:
     httpdns_tls_stub_server.reset()
     yield httpdns_tls_stub_server
     httpdns_tls_stub_server.reset()
+
+
+@pytest.fixture
+def provider_setup(request, tmp_path, certificates):
+    """`provider_setup(kind)`: one HTTPDNS provider of a kind in `provider_setups.PROVIDER_KINDS`, backed by its
+    real server (that server's fixture, reset for this test, is taken on demand)."""
+    def make(kind: str) -> ProviderSetup:
+        if kind.startswith(("unbound", "dnsdist")):
+            dnsdist = request.getfixturevalue("dnsdist_doh") if kind.startswith("dnsdist") else None
+            return doh_setup(kind, request.getfixturevalue("unbound_doh"), dnsdist, certificates.ca_file)
+        tls_stub = request.getfixturevalue("httpdns_tls_stub") if kind == "tencent-token" else None
+        return stub_setup(kind, request.getfixturevalue("httpdns_stub"), tls_stub, tmp_path / "secrets",
+                          certificates.ca_file)
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -136,3 +136,13 @@ def test_failure_certificates_are_expired_wrong_named_self_signed_and_from_an_un
     assert self_signed.issuer == self_signed.subject
     test_ca = x509.load_pem_x509_certificate(certificates.ca_file.read_bytes())
     assert load(certificates.unknown_ca).issuer != test_ca.subject
+
+
+def test_ipv6_origin_answers_on_ipv6_loopback_only(ipv6_origin):
+    with RawConnection(("::1", ipv6_origin.port)) as client:
+        client.send(origin_get(ipv6_origin.port, "/", ipv6_origin.authority("v6.test"), "Connection: close\r\n"))
+        response = client.read_response()
+    assert response.status == 200
+    assert response.text == f"origin=ipv6 host=v6.test:{ipv6_origin.port} client=::1\n"
+    assert ipv6_origin.upstream == f"[::1]:{ipv6_origin.port}"
+    assert ipv6_origin.request_count >= 1

@@ -109,6 +109,33 @@ def test_dnsdist_serves_doh_over_both_http_versions_from_unbound(dnsdist_doh, un
     assert unbound_doh.query_count(RESOLVED_NAME, "A") == 1
 
 
+def counter_changes(before, after, listener):
+    return {column: after[listener][column] - before[listener][column] for column in after[listener]}
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_dnsdist_plain_listener_serves_cleartext_http1_1_and_counts_it(dnsdist_doh, unbound_doh, certificates,
+                                                                       method):
+    assert dnsdist_doh.plain_url.startswith("http://dnsdist.test:")
+    before = dnsdist_doh.frontend_stats()
+    exchange = query_doh(dnsdist_doh.plain_url, certificates.ca_file, RESOLVED_NAME, "AAAA", "1.1", method)
+    assert exchange.http_version == "1.1", exchange.describe()
+    assert answer(exchange, "AAAA") == (RCODE_NO_ERROR, ["::1"])
+    after = dnsdist_doh.frontend_stats()
+    other = "GET" if method == "POST" else "POST"
+    assert counter_changes(before, after, dnsdist_doh.plain_listener) \
+        == {"HTTP": 1, "HTTP/1": 1, "HTTP/2": 0, method: 1, other: 0, "Bad": 0, "Errors": 0, "Valid": 1}
+    assert set(counter_changes(before, after, dnsdist_doh.tls_listener).values()) == {0}
+    assert unbound_doh.query_count(RESOLVED_NAME, "AAAA") == 1
+
+
+def test_dnsdist_counts_http2_queries_on_its_tls_listener(dnsdist_doh, certificates):
+    before = dnsdist_doh.frontend_stats()
+    assert query_doh(dnsdist_doh.url, certificates.ca_file, RESOLVED_NAME, "A", "2").http_version == "2"
+    changes = counter_changes(before, dnsdist_doh.frontend_stats(), dnsdist_doh.tls_listener)
+    assert (changes["HTTP/2"], changes["HTTP/1"], changes["GET"], changes["Valid"]) == (1, 0, 1, 1)
+
+
 def test_dnsdist_passes_chains_nxdomain_and_runtime_changes_through(dnsdist_doh, unbound_doh, certificates):
     ca_file = certificates.ca_file
     assert answer(query_doh(dnsdist_doh.url, ca_file, CHAIN_NAME, "AAAA", "1.1"), "AAAA") == (RCODE_NO_ERROR, ["::1"])
@@ -377,9 +404,13 @@ def test_provider_blocks_and_resolver_keys_render_as_valid_toml(tmp_path, unboun
     ]
     network = Network(1, 2, 3, 4, 5, 6, 7, "127.0.0.1:53", {"a.test": ["127.0.0.1"]})
     additions = ConfigAdditions(resolver_keys={"order": ["hosts", "httpdns"], "serve_stale": 0},
+                                access_keys={"allow_private_upstreams": False},
                                 sections=httpdns_sections(*providers))
     config = tomllib.loads(ipdirect_config_text(["127.0.0.1:1"], network, certificates.ca_file,
                                                 additions=additions))
+    assert config["access"] == {"connect_ports": network.connect_ports, "allow_private_upstreams": False}
+    assert tomllib.loads(ipdirect_config_text(["127.0.0.1:1"], network, certificates.ca_file))["access"] \
+        == {"connect_ports": network.connect_ports, "allow_private_upstreams": True}
     resolver = config["resolver"]
     assert resolver["order"] == ["hosts", "httpdns"] and resolver["serve_stale"] == 0
     assert resolver["system_nameservers"] == ["127.0.0.1:53"]

@@ -4,8 +4,10 @@
 ///     # name family fetched_unix_ms ttl addresses source
 ///     www.example.com v4 1763824490000 300 93.184.215.14,93.184.215.15 dns.google
 ///     gone.example v6 1763824490000 30 - system
+///     nowhere.example v4 1763824490000 30 nxdomain dns.google
 ///
-/// `-` marks a negative answer. The source is the rest of the line, so provider
+/// `-` marks a negative answer for a name without addresses of the family, `nxdomain` one for a name
+/// that does not exist. The source is the rest of the line, so provider
 /// names may contain spaces. Fetch times are wall-clock (unix) milliseconds because
 /// the monotonic clock restarts with the machine; the daemon's downtime then counts
 /// towards each answer's age. Writing the file atomically is the I/O layer's job.
@@ -14,6 +16,7 @@ public enum CacheFile {
     public static let versionLine = "ipdirect-cache 1"
     static let header = "# name family fetched_unix_ms ttl addresses source"
     static let negativeMarker = "-"
+    static let nameDoesNotExistMarker = "nxdomain"
     /// The longest presentation-form name: 255 wire octets less the length and
     /// root bytes (RFC 1035 §2.3.4).
     public static let maxNameLength = 253
@@ -101,7 +104,7 @@ extension ResolverCache {
         for (key, answer) in liveEntries(now: now) {
             let fetchedUnix = unixTimeMillis - answer.age(at: now)
             let addresses = answer.isNegative
-                ? CacheFile.negativeMarker
+                ? (answer.nameDoesNotExist ? CacheFile.nameDoesNotExistMarker : CacheFile.negativeMarker)
                 : answer.addresses.map(\.description).joined(separator: ",")
             text += "\(key.name) \(key.family) \(fetchedUnix) \(answer.ttl) \(addresses) \(Self.oneLine(answer.source))\n"
         }
@@ -178,7 +181,8 @@ extension ResolverCache {
         }
         guard let ttl = UInt32(ttlText) else { return .failure(.badTTL(String(ttlText))) }
         var addresses: [IPAddress] = []
-        if addressText != Substring(CacheFile.negativeMarker) {
+        let nameDoesNotExist = addressText == Substring(CacheFile.nameDoesNotExistMarker)
+        if addressText != Substring(CacheFile.negativeMarker) && !nameDoesNotExist {
             let parts = addressText.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count <= CacheFile.maxAddressesPerEntry else { return .failure(.tooManyAddresses(parts.count)) }
             for part in parts {
@@ -189,7 +193,8 @@ extension ResolverCache {
         }
         // A wall clock that moved backwards makes the answer look new, never older than it is.
         let age = max(0, unixTimeMillis - fetchedUnix)
-        let answer = CachedAnswer(addresses: addresses, source: source, fetchedAt: now - age, ttl: ttl)
+        var answer = CachedAnswer(addresses: addresses, source: source, fetchedAt: now - age, ttl: ttl)
+        answer.nameDoesNotExist = nameDoesNotExist
         return .success(CacheFileEntry(key: ResolverCacheKey(name: String(name), family: family), answer: answer))
     }
 

@@ -6,15 +6,16 @@ public enum CacheLookup: Sendable, Equatable, CustomStringConvertible {
     /// so a name in steady use never expires in front of a user.
     case refreshDue(CachedAnswer, age: Int64)
     /// Expired but inside the serve-stale window (RFC 8767 §4): use it while a
-    /// refresh runs, or when every source fails.
-    case stale(CachedAnswer, age: Int64)
+    /// refresh runs, or when every source fails; `refresh` when this lookup must start that refresh
+    /// (at most one per `ResolverCache.refreshRetryMillis`).
+    case stale(CachedAnswer, age: Int64, refresh: Bool)
     /// Nothing usable: ask the sources and wait.
     case miss
 
     /// The answer to use, if any.
     public var answer: CachedAnswer? {
         switch self {
-        case .fresh(let answer, _), .refreshDue(let answer, _), .stale(let answer, _): return answer
+        case .fresh(let answer, _), .refreshDue(let answer, _), .stale(let answer, _, _): return answer
         case .miss: return nil
         }
     }
@@ -23,7 +24,7 @@ public enum CacheLookup: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .fresh(let answer, let age): return "fresh age_ms=\(age) \(answer)"
         case .refreshDue(let answer, let age): return "refresh-due age_ms=\(age) \(answer)"
-        case .stale(let answer, let age): return "stale age_ms=\(age) \(answer)"
+        case .stale(let answer, let age, let refresh): return "stale age_ms=\(age)\(refresh ? " refresh" : "") \(answer)"
         case .miss: return "miss"
         }
     }

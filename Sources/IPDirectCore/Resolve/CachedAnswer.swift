@@ -15,19 +15,23 @@ public struct CachedAnswer: Sendable, Equatable, CustomStringConvertible {
     public var fetchedAt: CacheInstant
     /// Seconds, already clamped by the cache's settings.
     public var ttl: UInt32
-    /// Set once a lookup past the refresh point has asked for a background refresh,
-    /// so later lookups do not ask again; a replacing insert clears it.
-    public internal(set) var refreshRequested: Bool
+    /// When a lookup past the refresh point (or past expiry) last asked for a background refresh, so
+    /// later lookups do not ask again until the refresh had time to succeed; a replacing insert clears it.
+    public internal(set) var refreshRequestedAt: CacheInstant?
 
     public init(addresses: [IPAddress], source: String, fetchedAt: CacheInstant, ttl: UInt32) {
         self.addresses = addresses
         self.source = source
         self.fetchedAt = fetchedAt
         self.ttl = ttl
-        self.refreshRequested = false
+        self.refreshRequestedAt = nil
     }
 
     public var isNegative: Bool { addresses.isEmpty }
+
+    /// For a negative answer: the name does not exist (NXDOMAIN), rather than having no address of
+    /// this family (NODATA), so a cached answer says the same as the first one did.
+    public var nameDoesNotExist = false
 
     public var expiresAt: CacheInstant { fetchedAt + Int64(ttl) * millisecondsPerSecond }
 

@@ -9,7 +9,7 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
     /// Answer with these addresses now; start one background refresh when `refresh` is set.
     case addresses(Resolution, refresh: Bool)
     /// Both families are cached as having no address (RFC 2308 negative answers).
-    case negative(source: ResolutionSource)
+    case negative(source: ResolutionSource, nameDoesNotExist: Bool)
 
     public init(v4: CacheLookup, v6: CacheLookup, now: CacheInstant) {
         let found: [(AddressFamily, CacheLookup)] = [(.v4, v4), (.v6, v6)]
@@ -21,7 +21,10 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
         let positive = known.filter { !$0.2.isNegative }
         guard let first = positive.first else {
             // Only "no address" is known; with one family unknown the name must be asked.
-            self = known.count == found.count ? .negative(source: ResolutionSource(cacheLabel: known[0].2.source)) : .miss
+            self = known.count == found.count
+                ? .negative(source: ResolutionSource(cacheLabel: known[0].2.source),
+                            nameDoesNotExist: known.contains { $0.2.nameDoesNotExist })
+                : .miss
             return
         }
         var secondsLeft: [AddressFamily: Int64] = [:]
@@ -30,8 +33,8 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
         let servedStale = positive.contains { if case .stale = $0.1 { true } else { false } }
         let refresh = known.count < found.count || known.contains { _, lookup, _ in
             switch lookup {
-            case .refreshDue, .stale: return true
-            case .fresh, .miss: return false
+            case .refreshDue, .stale(_, _, refresh: true): return true
+            case .fresh, .stale(_, _, refresh: false), .miss: return false
             }
         }
         let resolution = Resolution(
@@ -48,7 +51,8 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
         case .addresses(let resolution, let refresh):
             let list = resolution.addresses.map(\.description).joined(separator: ",")
             return "\(resolution.cache) \(list) source=\(resolution.source)\(refresh ? " refresh" : "")"
-        case .negative(let source): return "negative source=\(source)"
+        case .negative(let source, let nameDoesNotExist):
+            return "negative\(nameDoesNotExist ? " nxdomain" : "") source=\(source)"
         }
     }
 }

@@ -7,6 +7,10 @@ public struct ResolverCache: Sendable {
     /// An answer is refreshed in the background once this share of its TTL has
     /// passed, so names in steady use are renewed before they expire.
     public static let refreshPointPercent: Int64 = 75
+    /// A refresh that has not replaced the answer after this long (it failed: every source was down) is
+    /// asked for again, so an answer is renewed once its sources recover, while a name in steady use
+    /// during an outage costs one query per this interval, not one per request.
+    public static let refreshRetryMillis: Int64 = 10_000
     private static let percent: Int64 = 100
 
     public let settings: ResolverCacheSettings
@@ -34,24 +38,33 @@ public struct ResolverCache: Sendable {
         case .fresh:
             counters.hits += 1
             return .fresh(answer, age: age)
-        case .refreshDue where answer.refreshRequested:
-            counters.hits += 1
-            return .fresh(answer, age: age)
         case .refreshDue:
             counters.hits += 1
-            counters.refreshes += 1
-            entries.update(key) { $0.refreshRequested = true }
-            var marked = answer
-            marked.refreshRequested = true
+            guard let marked = markRefreshRequested(key, answer, now: now) else { return .fresh(answer, age: age) }
             return .refreshDue(marked, age: age)
         case .stale:
             counters.staleServes += 1
-            return .stale(answer, age: age)
+            guard let marked = markRefreshRequested(key, answer, now: now) else {
+                return .stale(answer, age: age, refresh: false)
+            }
+            return .stale(marked, age: age, refresh: true)
         case .gone:
             entries.remove(key)
             counters.misses += 1
             return .miss
         }
+    }
+
+    /// Marks `answer` as having asked for a refresh at `now` and returns it marked, unless a refresh was
+    /// asked for less than `refreshRetryMillis` ago.
+    private mutating func markRefreshRequested(_ key: ResolverCacheKey, _ answer: CachedAnswer,
+                                               now: CacheInstant) -> CachedAnswer? {
+        if let asked = answer.refreshRequestedAt, now - asked < Self.refreshRetryMillis { return nil }
+        counters.refreshes += 1
+        entries.update(key) { $0.refreshRequestedAt = now }
+        var marked = answer
+        marked.refreshRequestedAt = now
+        return marked
     }
 
     /// The answer for `name` and `family` if it is still usable (fresh or inside its stale window),
@@ -84,8 +97,10 @@ public struct ResolverCache: Sendable {
 
     /// Caches "no such name" or "no data" for `negativeTTL` (RFC 2308 §5). The TTL
     /// is not clamped to `minTTL`: a name that starts to exist should show up soon.
-    public mutating func insertNegative(for name: String, family: AddressFamily, source: String, now: CacheInstant) {
-        let answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
+    public mutating func insertNegative(for name: String, family: AddressFamily, source: String, now: CacheInstant,
+                                        nameDoesNotExist: Bool = false) {
+        var answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
+        answer.nameDoesNotExist = nameDoesNotExist
         store(answer, for: ResolverCacheKey(name: name, family: family))
     }
 

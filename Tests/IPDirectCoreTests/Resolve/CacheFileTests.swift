@@ -65,6 +65,19 @@ import Testing
         #expect(small.lookup("nx.test", family: .v4, now: readerNow) != .miss)
     }
 
+    @Test func keepsNoSuchNameApartFromNoAddress() {
+        var cache = ResolverCache(settings: settings)
+        cache.insertNegative(for: "gone.test", family: .v4, source: "p", now: writerNow, nameDoesNotExist: true)
+        cache.insertNegative(for: "v6only.test", family: .v4, source: "p", now: writerNow)
+        let written = text(cache.serialized(now: writerNow, unixTimeMillis: writtenAtUnix))
+        #expect(written.contains("gone.test v4 \(writtenAtUnix) 20 nxdomain p\n"))
+        #expect(written.contains("v6only.test v4 \(writtenAtUnix) 20 - p\n"))
+        var restored = ResolverCache(settings: settings)
+        restored.restore(load(written))
+        #expect(restored.peek("gone.test", family: .v4, now: readerNow)?.nameDoesNotExist == true)
+        #expect(restored.peek("v6only.test", family: .v4, now: readerNow)?.nameDoesNotExist == false)
+    }
+
     @Test func dropsEntriesPastTheirStaleWindowOnLoad() {
         // ttl 100 + serve_stale 60: usable until 160 s after the fetch.
         let file = """

@@ -58,14 +58,20 @@ import Testing
         }
         #expect(answer.addresses == [addressA])
         #expect(age == 75 * second)
-        // Later lookups are served without asking for a second refresh.
-        let later = cache.lookup("a.test", family: .v4, now: start + 90 * second)
+        // Later lookups are served without asking for a second refresh while the first may still run...
+        let later = cache.lookup("a.test", family: .v4, now: start + 75 * second + ResolverCache.refreshRetryMillis - 1)
         guard case .fresh = later else {
             Issue.record("expected fresh after the refresh was asked for, got \(later)")
             return
         }
         #expect(cache.counters.refreshes == 1)
         #expect(cache.counters.hits == 3)
+        // ...and once it has had its time without replacing the answer (it failed), it is asked for again.
+        guard case .refreshDue = cache.lookup("a.test", family: .v4, now: start + 75 * second + ResolverCache.refreshRetryMillis) else {
+            Issue.record("a failed refresh must be retried")
+            return
+        }
+        #expect(cache.counters.refreshes == 2)
     }
 
     @Test func aReplacingAnswerRestartsTheTTLAndTheRefreshPoint() {
@@ -87,17 +93,22 @@ import Testing
         var cache = cache(serveStale: 60)
         cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
         let expired = cache.lookup("a.test", family: .v4, now: start + 100 * second)
-        guard case .stale(let answer, let age) = expired else {
+        guard case .stale(let answer, let age, refresh: true) = expired else {
             Issue.record("expected stale at expiry, got \(expired)")
             return
         }
         #expect(answer.addresses == [addressA])
         #expect(age == 100 * second)
-        guard case .stale = cache.lookup("a.test", family: .v4, now: start + 160 * second - 1) else {
-            Issue.record("expected stale until the window closes")
+        // While that refresh may run, further stale lookups do not ask for another one.
+        guard case .stale(_, _, refresh: false) = cache.lookup("a.test", family: .v4, now: start + 100 * second + 1) else {
+            Issue.record("expected stale without a second refresh")
             return
         }
-        #expect(cache.counters.staleServes == 2)
+        guard case .stale(_, _, refresh: true) = cache.lookup("a.test", family: .v4, now: start + 160 * second - 1) else {
+            Issue.record("expected stale until the window closes, with the failed refresh retried")
+            return
+        }
+        #expect(cache.counters.staleServes == 3)
         #expect(cache.lookup("a.test", family: .v4, now: start + 160 * second) == .miss)
         #expect(cache.count == 0)
         #expect(cache.counters.misses == 1)

@@ -1,5 +1,10 @@
 """dnsdist as an RFC 8484 DoH front end (HTTP/1.1 and HTTP/2, through its h2o listener) to the test unbound.
 
+It has two DoH listeners: `url` over TLS (HTTP/2 by ALPN, or HTTP/1.1), and `plain_url` in cleartext, which
+dnsdist serves as HTTP/1.1 (an `addDOHLocal` without a certificate). `frontend_stats` reads each listener's
+counters (queries per HTTP version and per method) through dnsdist's console on a loopback port, so a test
+can tell which HTTP version and method a client used.
+
 Its only backend is that unbound's plain DNS port; it has no packet cache, so every query reaches unbound and
 is counted there. The security poll (which would look up secpoll.powerdns.com) is off, no console or carbon
 is configured, and the backend health check asks a `.test` name once an hour rather than the default
@@ -7,6 +12,9 @@ is configured, and the backend health check asks a `.test` name once an hour rat
 `healthCheckMode`, so the health check cannot be turned off altogether.
 """
 
+import base64
+import os
+import subprocess
 from pathlib import Path
 
 from .certificates import CertificatePair
@@ -20,6 +28,12 @@ START_ATTEMPTS = 3
 HEALTH_CHECK_NAME = "health.dnsdist.test."
 # One health check an hour: the first at start, then practically never during a test run.
 HEALTH_CHECK_INTERVAL_SECONDS = 3600
+# Bytes of the console's shared key (libsodium secretbox keys are 32 bytes).
+CONSOLE_KEY_BYTES = 32
+# How long one console command may take.
+CONSOLE_TIMEOUT_SECONDS = 10.0
+# The columns of `showDOHFrontends()` this harness reads, as dnsdist 1.7 names them.
+FRONTEND_COLUMNS = ("HTTP", "HTTP/1", "HTTP/2", "GET", "POST", "Bad", "Errors", "Valid")
 
 
 class DnsdistDoh:
@@ -28,7 +42,8 @@ class DnsdistDoh:
         self.certificate = certificate
         self.backend = backend
         self.config_path = directory / "dnsdist.conf"
-        self.port = self.dns_port = 0
+        self.port = self.dns_port = self.plain_port = self.console_port = 0
+        self._console_key = base64.b64encode(os.urandom(CONSOLE_KEY_BYTES)).decode()
         self.process: ManagedProcess | None = None
 
     @classmethod
@@ -44,14 +59,27 @@ class DnsdistDoh:
         return f"https://{DNSDIST_HOST_NAME}:{self.port}{DOH_PATH}"
 
     @property
+    def plain_url(self) -> str:
+        """The cleartext listener, which speaks HTTP/1.1 only."""
+        return f"http://{DNSDIST_HOST_NAME}:{self.plain_port}{DOH_PATH}"
+
+    @property
     def bootstrap(self) -> str:
         return LOOPBACK
+
+    @property
+    def tls_listener(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+    @property
+    def plain_listener(self) -> str:
+        return f"{LOOPBACK}:{self.plain_port}"
 
     def _start(self) -> "DnsdistDoh":
         self.directory.mkdir(parents=True, exist_ok=True)
         last_error = None
         for attempt in range(START_ATTEMPTS):
-            self.port, self.dns_port = free_ports(2)
+            self.port, self.dns_port, self.plain_port, self.console_port = free_ports(4)
             self.config_path.write_text(self._config_text())
             self.process = ManagedProcess(
                 f"dnsdist-{attempt}",
@@ -59,6 +87,8 @@ class DnsdistDoh:
             self.process.start()
             try:
                 self.process.wait_for_port(LOOPBACK, self.port)
+                self.process.wait_for_port(LOOPBACK, self.plain_port)
+                self.process.wait_for_port(LOOPBACK, self.console_port)
                 return self
             except ProcessFailedToStart as error:
                 self.process.stop()
@@ -71,10 +101,30 @@ class DnsdistDoh:
 setSecurityPollSuffix("")
 setACL({{"127.0.0.0/8", "::1/128"}})
 setLocal("{LOOPBACK}:{self.dns_port}")
+controlSocket("{LOOPBACK}:{self.console_port}")
+setConsoleACL({{"127.0.0.0/8"}})
+setKey("{self._console_key}")
 newServer({{address="{self.backend.dns_address}", name="unbound", checkName="{HEALTH_CHECK_NAME}",
            checkInterval={HEALTH_CHECK_INTERVAL_SECONDS}}})
 addDOHLocal("{LOOPBACK}:{self.port}", "{self.certificate.chain}", "{self.certificate.key}", "{DOH_PATH}")
+addDOHLocal("{LOOPBACK}:{self.plain_port}", nil, nil, "{DOH_PATH}")
 """
+
+    def frontend_stats(self) -> dict[str, dict[str, int]]:
+        """Counters of each DoH listener since start, keyed by `tls_listener` / `plain_listener`: queries
+        received (`HTTP`), by HTTP version (`HTTP/1`, `HTTP/2`) and method (`GET`, `POST`), and outcomes."""
+        argv = ["dnsdist", "-C", str(self.config_path), "-c", "-e", "showDOHFrontends()"]
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=CONSOLE_TIMEOUT_SECONDS)
+        lines = [line.split() for line in result.stdout.splitlines() if line.strip()]
+        if result.returncode != 0 or not lines or lines[0][:2] != ["#", "Address"]:
+            raise RuntimeError(f"{' '.join(argv)} failed ({result.returncode}): {result.stdout}{result.stderr}")
+        header = lines[0]
+        stats = {}
+        for fields in lines[1:]:
+            # The header's leading names are one word each, so they line up with the row's fields.
+            row = dict(zip(header, fields))
+            stats[row["Address"]] = {column: int(row[column]) for column in FRONTEND_COLUMNS}
+        return stats
 
     def is_running(self) -> bool:
         return self.process is not None and self.process.is_running()

@@ -41,13 +41,15 @@ SETTINGS = ProxySettings()
 @dataclass(frozen=True)
 class ConfigAdditions:
     """What one test adds to the shared configuration. TOML lets a table be opened only once, so keys for
-    the existing [proxy], [resolver] and [tls] tables are given as values and written inside them (a
-    resolver key replaces the default of the same name, e.g. `order`); whole new tables (`[upstream]`,
+    the existing [proxy], [resolver], [access] and [tls] tables are given as values and written inside them
+    (a resolver or access key replaces the default of the same name, e.g. `order`, or
+    `allow_private_upstreams = false`); whole new tables (`[upstream]`,
     `[[tls.pin]]`, `[[resolver.httpdns]]` from resolver_config.httpdns_sections) go in `sections`, written
     after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like)."""
     proxy_keys: dict[str, object] = field(default_factory=dict)
     tls_keys: dict[str, object] = field(default_factory=dict)
     resolver_keys: dict[str, object] = field(default_factory=dict)
+    access_keys: dict[str, object] = field(default_factory=dict)
     sections: str = ""
     environment: dict[str, str] = field(default_factory=dict)
 
@@ -68,6 +70,8 @@ def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
                          settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
     resolver = {"order": ["hosts", "system"], "system_nameservers": [network.dns_server], **additions.resolver_keys}
+    # The origins are on loopback, which is not a public address.
+    access = {"connect_ports": network.connect_ports, "allow_private_upstreams": True, **additions.access_keys}
     return f"""# Written by the end-to-end tests for one test run.
 [proxy]
 listen = {_toml(listen)}
@@ -85,9 +89,7 @@ access_log = "-"
 {hosts}
 
 [access]
-connect_ports = {_toml(network.connect_ports)}
-allow_private_upstreams = true
-
+{_keys(access)}
 [tls]
 ca_file = {_toml(str(ca_file))}
 {_keys(additions.tls_keys)}{additions.sections}"""

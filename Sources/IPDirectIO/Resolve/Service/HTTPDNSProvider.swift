@@ -9,18 +9,22 @@ final class HTTPDNSProvider: HTTPDNSSource {
     private let plan: ProviderQueryPlan
     private let transport: HTTPDNSTransport
 
-    init(base: EventBase, settings: HTTPDNSProviderSettings) throws(StartupError) {
+    /// `trust` is the `[tls]` section: its `ca_file` / `ca_path` are trusted for this endpoint too,
+    /// unless the provider names its own `ca_file`, which then replaces them.
+    init(base: EventBase, settings: HTTPDNSProviderSettings, trust: TLSSettings) throws(StartupError) {
         name = settings.name
         bootstrap = settings.bootstrap
         plan = try ProviderQueryPlan(settings: settings)
-        let tls = settings.url.isHTTPS ? try HTTPDNSTransport.makeTLSContext(caFile: settings.caFile) : nil
+        let tls = !settings.url.isHTTPS ? nil
+            : settings.caFile != nil ? try HTTPDNSTransport.makeTLSContext(caFile: settings.caFile)
+            : try HTTPDNSTransport.makeTLSContext(caFile: trust.caFile, caPath: trust.caPath)
         let endpoint = HTTPDNSEndpoint(isHTTPS: settings.url.isHTTPS, host: settings.url.host,
                                        port: settings.url.port, authority: settings.url.authority)
         transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: settings.timeoutMs)
     }
 
     func close() {
-        transport.closeAll()
+        transport.shutDown()
     }
 
     func resolve(_ name: String, completion: @escaping (Result<NameAnswer, HTTPDNSQueryFailure>) -> Void) {

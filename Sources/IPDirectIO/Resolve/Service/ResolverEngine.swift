@@ -30,6 +30,8 @@ final class ResolverEngine {
     private var keepWarm: [String: Timer] = [:]
     private var demotions = ProviderDemotions()
     private var cacheWriteTimer: Timer?
+    /// Set as the resolver thread stops: queries still running end without asking further sources.
+    private var isStopping = false
 
     init(base: EventBase, config: Config, cacheStore: CacheFileStore?) throws(StartupError) {
         self.base = base
@@ -40,7 +42,7 @@ final class ResolverEngine {
         system = needsSystem ? try SystemResolver(base: base, settings: settings) : nil
         providers = settings.order.contains(.httpdns)
             ? try settings.httpdns.map { (provider) throws(StartupError) -> HTTPDNSSource in
-                try HTTPDNSProvider(base: base, settings: provider) }
+                try HTTPDNSProvider(base: base, settings: provider, trust: config.tls) }
             : []
         comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil
     }
@@ -67,6 +69,7 @@ final class ResolverEngine {
 
     /// Runs on the resolver thread as it stops: no more queries, the cache file written one last time.
     func shutdown() {
+        isStopping = true
         cacheWriteTimer?.cancel()
         for timer in keepWarm.values { timer.cancel() }
         for provider in providers { provider.close() }
@@ -77,12 +80,29 @@ final class ResolverEngine {
     /// A query already running for the name is joined, never repeated.
     func resolve(_ name: String, waiter: ResolveWaiter?) {
         if let waiter {
+            // The worker found no answer, but a query that ended after it looked may have stored one.
+            if let cached = cachedAnswer(name) { return waiter.answer(cached) }
             guard flights.join(name, waiter: waiter).role == .leader else { return }
         } else {
             guard flights.startWithoutWaiter(name) == .leader else { return }
         }
         query(name, steps: steps(for: name)[...], reasons: [], timeouts: 0) { [unowned self] outcome in
             finish(name, outcome)
+        }
+    }
+
+    /// A usable cached answer for `name` that needs no refresh, or a cached negative one.
+    private func cachedAnswer(_ name: String) -> Result<Resolution, ResolveFailure>? {
+        let now = ResolverService.nowMillis()
+        let cached = service.state.withLock { state in
+            CachedName(v4: state.cache.lookup(name, family: .v4, now: now),
+                       v6: state.cache.lookup(name, family: .v6, now: now), now: now)
+        }
+        switch cached {
+        case .addresses(let resolution, refresh: false): return .success(resolution)
+        case .negative(let source, let nameDoesNotExist):
+            return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: nameDoesNotExist))
+        case .addresses, .miss: return nil
         }
     }
 
@@ -101,6 +121,9 @@ final class ResolverEngine {
     private func query(_ name: String, steps: ArraySlice<Step>, reasons: [String], timeouts: Int,
                        completion: @escaping (Outcome) -> Void) {
         var steps = steps
+        if isStopping {
+            return completion(.failed(reasons: reasons + ["the resolver is stopping"], timedOut: false))
+        }
         guard let step = steps.popFirst() else {
             let why = reasons.isEmpty
                 ? ["no source to ask (resolver.order = \(settings.order.map(\.rawValue)))"] : reasons
@@ -110,6 +133,9 @@ final class ResolverEngine {
         switch step {
         case .provider(let provider):
             provider.resolve(name) { [unowned self] result in
+                if isStopping {
+                    return completion(.failed(reasons: reasons + ["the resolver is stopping"], timedOut: false))
+                }
                 if case .failure(let failure) = result {
                     demotions.failed(provider, reason: failure.reason, now: ResolverService.nowMillis())
                 } else {
@@ -187,7 +213,7 @@ final class ResolverEngine {
         case .failed(let reasons, let timedOut):
             result = staleFallback(name, now: now) ?? .failure(ResolveFailure(
                 host: name, reason: timedOut ? .timeout : .failed("every source failed: \(reasons.joined(separator: "; "))")))
-            if case .failure(let failure) = result {
+            if case .failure(let failure) = result, !isStopping {
                 Logger.warning("event=resolve_failed name=\(name) reason=\"\(failure)\"")
             }
         }
@@ -207,7 +233,8 @@ final class ResolverEngine {
                     let ttl = answered.map(\.ttl).min() ?? 0
                     state.cache.insert(answered.map(\.address), ttl: ttl, for: name, family: family, source: label, now: now)
                 case .nameDoesNotExist, .noAddresses:
-                    state.cache.insertNegative(for: name, family: family, source: label, now: now)
+                    state.cache.insertNegative(for: name, family: family, source: label, now: now,
+                                               nameDoesNotExist: answer[family] == .nameDoesNotExist)
                 }
                 left[family] = state.cache.peek(name, family: family, now: now)?.secondsLeft(at: now)
             }
@@ -217,8 +244,7 @@ final class ResolverEngine {
             scheduleKeepWarm(name, secondsLeft: secondsLeft.values.min() ?? 0)
         }
         if answer.isNegative {
-            return .failure(ResolveFailure(host: name, reason: answer.nameDoesNotExist
-                ? .notFound : .failed("\(name) has no A or AAAA record (\(label))")))
+            return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
         }
         return .success(Resolution(addresses: answer.addresses, source: source, cache: .miss, secondsLeft: secondsLeft))
     }

@@ -83,14 +83,19 @@ final class ResolverService: @unchecked Sendable {
         case .addresses(let resolution, let refresh):
             if refresh { mailbox.post { engine.resolve(name, waiter: nil) } }
             return .done(.success(resolution))
-        case .negative:
-            return .done(.failure(ResolveFailure(host: host, reason: .notFound)))
+        case .negative(let source, let nameDoesNotExist):
+            return .done(.failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist)))
         case .miss:
             let pending = PendingLookup(completion: completion)
             let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
             mailbox.post { engine.resolve(name, waiter: waiter) }
             return .pending(pending)
         }
+    }
+
+    /// What a negative answer (RFC 2308), fresh or cached, tells the client.
+    static func negative(_ host: String, source: ResolutionSource, nameDoesNotExist: Bool) -> ResolveFailure {
+        ResolveFailure(host: host, reason: nameDoesNotExist ? .notFound : .failed("\(host) has no A or AAAA record (\(source))"))
     }
 
     /// The clock of every cache instant: monotonic milliseconds.

@@ -33,6 +33,9 @@ final class HTTP2Connection {
     private var routeShouldPump = false
     private let idleTimer: Timer
     private(set) var isClosed = false
+    /// A stream timed out: the connection may be dead without knowing it (a server that hangs, a NAT that
+    /// forgot the flow), so it takes no new streams and closes once its open ones end.
+    private(set) var isRetired = false
 
     init(upstream: UpstreamConnection, route: HTTPDNSRoute, base: EventBase, endpoint: HTTPDNSEndpoint,
          limits: HTTPDNSTransport.Limits) {
@@ -72,7 +75,7 @@ final class HTTP2Connection {
 
     /// Takes new streams: open, and neither side has sent GOAWAY.
     var isUsable: Bool {
-        guard let session, !isClosed else { return false }
+        guard let session, !isClosed, !isRetired else { return false }
         return nghttp2_session_check_request_allowed(session) != 0
     }
 
@@ -253,10 +256,15 @@ final class HTTP2Connection {
         }
     }
 
-    /// The exchange timed out or was cancelled: reset its stream, keep the connection.
+    /// The exchange timed out or was cancelled: reset its stream. A cancel keeps the connection; a
+    /// timeout retires it, so later requests do not queue behind a connection that may be dead.
     private func abandon(streamID: Int32) {
-        guard streams.removeValue(forKey: streamID) != nil, let session, !isClosed else { return }
+        guard let stream = streams.removeValue(forKey: streamID), let session, !isClosed else { return }
         routeShouldPump = true
+        if stream.exchange.hasTimedOut && !isRetired {
+            isRetired = true
+            Logger.info("event=httpdns_connection_retired endpoint=\(endpoint) address=\(upstream.address) reason=\"a stream timed out\" open_streams=\(streams.count)")
+        }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
         flush()
         settle()
@@ -292,6 +300,11 @@ final class HTTP2Connection {
     /// Tells the route what changed, then runs the recorded completions; must be the last thing an
     /// entry point does, as a completion may close the transport.
     private func settle() {
+        if isRetired && streams.isEmpty && !isClosed {
+            if let session { _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
+            flush()
+            close(failing: .connectionClosed("retired after a timeout"))
+        }
         if streams.isEmpty && !isClosed { idleTimer.schedule(afterMillis: limits.idleTimeoutMillis) }
         if routeShouldPump {
             routeShouldPump = false

@@ -18,6 +18,8 @@ final class HTTPDNSExchange: ResolveHandle, CustomStringConvertible {
     /// Completed or cancelled: nothing may happen to it any more.
     private(set) var isOver = false
     private(set) var isFinished = false
+    /// Its deadline passed; the holder learns this while being detached.
+    private(set) var hasTimedOut = false
 
     init(base: EventBase, request: HTTPDNSRequest, address: SocketAddress, timeoutMillis: Int,
          completion: @escaping (Result<HTTPDNSResponse, HTTPDNSTransportError>) -> Void) {
@@ -58,6 +60,7 @@ final class HTTPDNSExchange: ResolveHandle, CustomStringConvertible {
     private func expire() {
         guard !isOver else { return }
         let phase = self.phase
+        hasTimedOut = true
         releaseFromHolder()
         finish(.failure(.timedOut(phase: phase, millis: timeoutMillis)))
     }

@@ -41,12 +41,14 @@ final class HTTPDNSTransport {
         self.limits = limits
     }
 
+    private var isShutDown = false
+
     deinit { closeAll() }
 
-    /// A TLS context offering h2 and http/1.1, trusting `caFile` (a provider's `ca_file`) or, when nil,
-    /// the system's trust store, exactly as the proxy's own context does.
-    static func makeTLSContext(caFile: String?) throws(StartupError) -> TLSClientContext {
-        try TLSClientContext(caFile: caFile, caPath: nil, pins: [:], insecureHosts: [], alpn: alpnProtocols)
+    /// A TLS context offering h2 and http/1.1, trusting `caFile` / `caPath`, or, when both are nil, the
+    /// system's trust store, exactly as the proxy's own context does.
+    static func makeTLSContext(caFile: String?, caPath: String? = nil) throws(StartupError) -> TLSClientContext {
+        try TLSClientContext(caFile: caFile, caPath: caPath, pins: [:], insecureHosts: [], alpn: alpnProtocols)
     }
 
     /// Sends `request` to `address`:endpoint.port; the completion runs exactly once on the loop thread,
@@ -61,6 +63,10 @@ final class HTTPDNSTransport {
             exchange.finish(.failure(.invalidRequest(problem)))
             return exchange
         }
+        if isShutDown {
+            exchange.finish(.failure(.connectionClosed("the resolver is stopping")))
+            return exchange
+        }
         let route = routes[target] ?? makeRoute(target)
         route.enqueue(exchange)
         return exchange
@@ -71,6 +77,13 @@ final class HTTPDNSTransport {
                                  timeoutMillis: timeoutMillis, limits: limits)
         routes[address] = route
         return route
+    }
+
+    /// Closes every connection for good: later sends fail at once instead of connecting again, so a
+    /// failover that runs while the daemon stops opens nothing new.
+    func shutDown() {
+        isShutDown = true
+        closeAll()
     }
 
     /// Closes every connection; exchanges in flight fail with `connectionClosed`.
