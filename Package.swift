@@ -42,10 +42,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // libFuzzer driver for the request-head parser; see Tests/fuzz/run.
+        // libFuzzer driver for the parsers of untrusted input; see Tests/fuzz/run.
         .executableTarget(
             name: "IPDirectFuzz",
-            dependencies: ["IPDirectCore"]
+            dependencies: ["IPDirectCore", "IPDirectIO"]
         ),
         .testTarget(
             name: "IPDirectCoreTests",

@@ -1,4 +1,5 @@
-"""A throw-away certificate authority and a server certificate for bench.test, made with the openssl CLI."""
+"""A throw-away certificate authority and a server certificate for bench.test (and the benchmark's DoH
+server, doh.test), made with the openssl CLI."""
 
 import os
 import subprocess
@@ -7,8 +8,9 @@ import subprocess
 VALIDITY_DAYS = "2"
 # P-256 keeps handshakes cheap; the bulk figure measures the tunnel, not key exchange.
 KEY_ALGORITHM = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
-# The names curl checks (RFC 6125): the host name through a proxy, the address for a direct check.
-SERVER_NAMES = "DNS:bench.test,IP:127.0.0.1"
+# The names clients check (RFC 6125): the host name through a proxy, the address for a direct check, and
+# the name in the URL of the DoH server of the resolver figures (reached by its bootstrap address).
+SERVER_NAMES = "DNS:bench.test,DNS:doh.test,IP:127.0.0.1"
 
 
 class Certificates:

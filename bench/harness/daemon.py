@@ -29,10 +29,11 @@ class DaemonError(Exception):
 class Daemon:
     """One server process that the benchmark started, identified by its pid (and its own process group)."""
 
-    def __init__(self, name, argv, port, log_path, env=None):
+    def __init__(self, name, argv, port, log_path, env=None, host="127.0.0.1"):
         self.name = name
         self.argv = argv
         self.port = port
+        self.host = host  # the loopback address it listens on
         self.log_path = log_path
         self.env = env
         self.process = None
@@ -52,7 +53,7 @@ class Daemon:
                 code = self.process.returncode
                 self.process = None
                 raise DaemonError(f"{self.name} exited with status {code}\n{self.log_tail()}")
-            if _accepts_connections(self.port):
+            if _accepts_connections(self.host, self.port):
                 return
             time.sleep(START_POLL_SECONDS)
         self.stop()
@@ -140,9 +141,9 @@ def _stat_fields(pid):
     return [head.split(" (", 1)[0], head.split(" (", 1)[1]] + tail.split()
 
 
-def _accepts_connections(port):
+def _accepts_connections(host, port):
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
+        with socket.create_connection((host, port), timeout=1):
             return True
     except OSError:
         return False

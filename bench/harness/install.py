@@ -5,6 +5,9 @@ import subprocess
 
 # nginx-light is Debian 12's small nginx; openssl makes the test certificates; util-linux has unshare.
 REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux"]
+# The DNS servers of the resolver figures: unbound (DoH, and unbound-control) and dnsmasq's binary alone
+# (dnsmasq-base, without the package that runs it as a system service).
+RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
 # invoke-rc.d and deb-systemd-invoke ask this script whether a package may start its service;
 # exit status 101 means "no" (policy-rc.d interface, /usr/share/doc/init-system-helpers/README.policy-rc.d).
 POLICY_RC_PATH = "/usr/sbin/policy-rc.d"
@@ -23,12 +26,13 @@ def missing_packages(packages=REQUIRED_PACKAGES):
     return missing
 
 
-def ensure_packages(log):
-    """apt-get installs whatever is missing. The packages' own services (nginx on port 80, squid on 3128,
-    tinyproxy on 8888) are kept from starting: the benchmark runs its own instances on free ports."""
-    missing = missing_packages()
+def ensure_packages(log, packages=REQUIRED_PACKAGES):
+    """apt-get installs whatever is missing of `packages`. The packages' own services (nginx on port 80,
+    squid on 3128, tinyproxy on 8888, unbound on 53) are kept from starting: the benchmark runs its own
+    instances on free ports."""
+    missing = missing_packages(packages)
     if not missing:
-        log(f"packages present: {' '.join(REQUIRED_PACKAGES)}")
+        log(f"packages present: {' '.join(packages)}")
         return
     if os.geteuid() != 0:
         raise SystemExit(f"missing packages {' '.join(missing)}; run bench/run as root to install them")
@@ -46,6 +50,6 @@ def ensure_packages(log):
     finally:
         if created_policy:
             os.remove(POLICY_RC_PATH)
-    still_missing = missing_packages()
+    still_missing = missing_packages(packages)
     if still_missing:
         raise SystemExit(f"apt-get did not install {' '.join(still_missing)}")

@@ -1,7 +1,8 @@
 """Turns the targets' results into the main table, each figure per target with its ratio to direct, and the TLS
-origination results into a table of their own."""
+origination and resolver results into tables of their own."""
 
 from harness import idle
+from harness.resolver import COLD, DOH_COLUMNS, WARM
 from harness.tls_origination import RUNS as TLS_RUNS
 
 KIB_PER_MIB = 1024
@@ -135,4 +136,44 @@ def tls_table_rows(tls_results):
 def _said(reused):
     """nginx's $ssl_session_reused as a word."""
     return {"r": "yes", ".": "no"}.get(reused, "n/a")
+
+
+# Resolver figures (harness/resolver.py): one column per proxy and resolver, no ratios.
+RESOLVER_LATENCY_ROWS = (
+    (COLD, 50, "cold request p50 ms (name new to the proxy, new connection)"),
+    (COLD, 99, "cold request p99 ms"),
+    (WARM, 50, "warm request p50 ms (same names again, cached)"),
+    (WARM, 99, "warm request p99 ms"),
+)
+
+
+def resolver_table_rows(resolver_results):
+    """Header plus the cache-hit rate (DoH column only; "-" elsewhere), the cold and warm latencies, and the
+    queries the DNS server received in each round. Skipped columns say "skipped"; the notes say why."""
+    header = ["resolver", "better"] + [result.name for result in resolver_results]
+    rows = [header]
+
+    def cell(result, value, digits):
+        if result.skipped:
+            return "skipped"
+        return "n/a" if value is None else f"{value:,.{digits}f}"
+
+    rows.append(["cache-hit lookups/s inside the daemon (median of 3)", "higher"] +
+                [cell(result, result.lookup_rate.median if result.lookup_rate else None, 0)
+                 if result.name in DOH_COLUMNS else "-" for result in resolver_results])
+    for round_name, percent, label in RESOLVER_LATENCY_ROWS:
+        rows.append([label, "lower"] + [cell(result, result.latency_ms(round_name, percent), 3)
+                                        for result in resolver_results])
+    rows.append(["DNS queries the resolver server received (cold / warm round)", "-"] +
+                ["skipped" if result.skipped else
+                 f"{result.dns_queries.get(COLD, 'n/a')} / {result.dns_queries.get(WARM, 'n/a')}"
+                 for result in resolver_results])
+    return rows
+
+
+def resolver_notes_text(resolver_results, bullet="- "):
+    problems = problems_text(resolver_results, bullet)
+    lines = [problems] if problems else []
+    lines += [f"{bullet}{result.name}: {note}" for result in resolver_results for note in result.notes]
+    return "\n".join(lines)
 

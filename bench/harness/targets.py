@@ -26,7 +26,9 @@ PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 # What a private mount namespace shows tinyproxy as /etc/hosts and /etc/resolv.conf: bench.test is
 # known, and any other lookup goes to a loopback address where nothing answers.
 HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
-RESOLV_TEXT = "nameserver 127.0.0.1\n"
+# Port 53 of this address has no listener: a DNS server that is never there.
+DEAD_NAMESERVER = "127.0.0.1"
+RESOLV_TEXT = f"nameserver {DEAD_NAMESERVER}\n"
 TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid")
 # ipdirect's own default: idle upstream connections kept per host and port.
 DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST = 32
@@ -109,31 +111,42 @@ class Environment:
                                 "-e", os.path.join(self.run_dir, "nginx", "error.log")],
                       self.http_port, self.log("nginx.out"))
 
-    def ipdirect(self, binary, variant="", upstream_max_idle_per_host=DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST):
-        """`variant` names a differently configured instance (its own config and log file)."""
+    def ipdirect(self, binary, variant="", upstream_max_idle_per_host=DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST,
+                 template="ipdirect.toml.in", **values):
+        """`variant` names a differently configured instance (its own config and log file); `template` and
+        `values` (placeholder -> value) give another configuration, such as the resolver figures' ones."""
         port = free_port()
         name = f"ipdirect-{variant}" if variant else "ipdirect"
-        config = self.render("ipdirect.toml.in", f"ipdirect/{name}.toml", IPDIRECT_PORT=port,
-                             UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host)
+        config = self.ipdirect_config(name, template, IPDIRECT_PORT=port,
+                                      UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host, **values)
         return Daemon(name, [binary, "run", "--config", config], port, self.log(f"{name}.out"))
 
-    def tinyproxy(self):
+    def ipdirect_config(self, name, template, **values):
+        """Writes ipdirect/`name`.toml from `template`; returns its path."""
+        return self.render(template, f"ipdirect/{name}.toml", **values)
+
+    def tinyproxy(self, variant="", nameserver=None):
+        """`variant` names a differently configured instance; `nameserver` (an address, port 53) is the DNS
+        server its private /etc/resolv.conf names instead of the dead loopback one."""
         port = free_port()
         self.private_dir("tinyproxy", TINYPROXY_USER)
-        config = self.render("tinyproxy.conf.in", "tinyproxy/tinyproxy.conf", TINYPROXY_PORT=port)
+        name = f"tinyproxy-{variant}" if variant else "tinyproxy"
+        config = self.render("tinyproxy.conf.in", f"tinyproxy/{name}.conf", TINYPROXY_PORT=port)
+        resolv_conf = (self._write(f"tinyproxy/{name}-resolv.conf", f"nameserver {nameserver}\n") if nameserver
+                       else os.path.join(self.run_dir, "resolv.conf"))
         # unshare without --fork execs, so the pid we hold is tinyproxy's own.
         script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
         argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "tinyproxy-namespace",
-                os.path.join(self.run_dir, "hosts"), os.path.join(self.run_dir, "resolv.conf"),
-                "tinyproxy", "-d", "-c", config]
-        return Daemon("tinyproxy", argv, port, self.log("tinyproxy.out"))
+                os.path.join(self.run_dir, "hosts"), resolv_conf, "tinyproxy", "-d", "-c", config]
+        return Daemon(name, argv, port, self.log(f"{name}.out"))
 
-    def squid(self, variant="", persistent_upstream_connections=True):
-        """`variant` names a differently configured instance (its own config and log file)."""
+    def squid(self, variant="", persistent_upstream_connections=True, nameserver=DEAD_NAMESERVER):
+        """`variant` names a differently configured instance (its own config and log file); `nameserver` is
+        the address of its DNS server (squid always asks port 53)."""
         port = free_port()
         self.private_dir("squid", SQUID_USER)
         name = f"squid-{variant}" if variant else "squid"
-        config = self.render("squid.conf.in", f"squid/{name}.conf", SQUID_PORT=port,
+        config = self.render("squid.conf.in", f"squid/{name}.conf", SQUID_PORT=port, DNS_NAMESERVER=nameserver,
                              SERVER_PERSISTENT_CONNECTIONS="on" if persistent_upstream_connections else "off")
         return Daemon(name, ["squid", "-N", "-f", config], port, self.log(f"{name}.out"))
 

@@ -55,6 +55,19 @@ public struct ResolverCache: Sendable {
         }
     }
 
+    /// What `lookup` would say, without counting it, asking for a refresh or changing recency: for the
+    /// resolver thread checking whether a query that just ended already answered a waiting lookup.
+    public func inspect(_ name: String, family: AddressFamily, now: CacheInstant) -> CacheLookup {
+        guard let answer = entries.peek(ResolverCacheKey(name: name, family: family)) else { return .miss }
+        let age = answer.age(at: now)
+        switch phase(of: answer, at: now) {
+        case .fresh: return .fresh(answer, age: age)
+        case .refreshDue: return .refreshDue(answer, age: age)
+        case .stale: return .stale(answer, age: age, refresh: true)
+        case .gone: return .miss
+        }
+    }
+
     /// Marks `answer` as having asked for a refresh at `now` and returns it marked, unless a refresh was
     /// asked for less than `refreshRetryMillis` ago.
     private mutating func markRefreshRequested(_ key: ResolverCacheKey, _ answer: CachedAnswer,

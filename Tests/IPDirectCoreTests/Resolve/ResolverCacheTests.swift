@@ -243,3 +243,16 @@ extension CacheLookup {
     var addresses: [IPAddress]? { answer?.addresses }
     var isNegative: Bool? { answer?.isNegative }
 }
+
+@Suite struct ResolverCacheInspectTests {
+    @Test func inspectingCountsNothingAndAsksForNoRefresh() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 100, serveStale: 60))
+        cache.insert([IPAddress("192.0.2.1")!], ttl: 100, for: "a.test", family: .v4, source: "p", now: 0)
+        guard case .fresh = cache.inspect("a.test", family: .v4, now: 1_000) else { Issue.record("fresh"); return }
+        guard case .refreshDue = cache.inspect("a.test", family: .v4, now: 80_000) else { Issue.record("due"); return }
+        #expect(cache.inspect("b.test", family: .v4, now: 0) == .miss)
+        #expect(cache.counters == ResolverCacheCounters())
+        // The refresh is still there for the next real lookup to ask for.
+        guard case .refreshDue = cache.lookup("a.test", family: .v4, now: 80_000) else { Issue.record("lookup"); return }
+    }
+}

@@ -95,8 +95,8 @@ final class ResolverEngine {
     private func cachedAnswer(_ name: String) -> Result<Resolution, ResolveFailure>? {
         let now = ResolverService.nowMillis()
         let cached = service.state.withLock { state in
-            CachedName(v4: state.cache.lookup(name, family: .v4, now: now),
-                       v6: state.cache.lookup(name, family: .v6, now: now), now: now)
+            CachedName(v4: state.cache.inspect(name, family: .v4, now: now),
+                       v6: state.cache.inspect(name, family: .v6, now: now), now: now)
         }
         switch cached {
         case .addresses(let resolution, refresh: false): return .success(resolution)
