@@ -192,6 +192,10 @@ def counters_from(stderr_text: str) -> ResolverCounters:
     return ResolverCounters.parse(lines[0])
 
 
+# How long ipdirect may take to exit after SIGTERM or SIGINT (it writes its cache file first).
+STOP_WAIT_SECONDS = 10.0
+
+
 class ScenarioIpdirects:
     """ipdirect instances of one test (started through conftest's `start_ipdirect`) that the test may stop on
     purpose, by SIGTERM or SIGINT, to read what they log and write at shutdown."""
@@ -227,10 +231,6 @@ class ScenarioIpdirects:
         for proxy in self._stopped_on_purpose:
             if proxy in self._own.started:
                 self._own.started.remove(proxy)
-
-
-# How long ipdirect may take to exit after SIGTERM or SIGINT (it writes its cache file first).
-STOP_WAIT_SECONDS = 10.0
 
 
 @pytest.fixture
