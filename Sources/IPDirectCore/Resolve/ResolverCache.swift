@@ -88,9 +88,9 @@ public struct ResolverCache: Sendable {
         return phase(of: answer, at: now) == .gone ? nil : answer
     }
 
-    /// Counts an answer served past its TTL because every source failed.
-    public mutating func countStaleServe() {
-        counters.staleServes += 1
+    /// Counts answers served past their TTL because every source failed, one per waiting request.
+    public mutating func countStaleServes(_ count: Int) {
+        counters.staleServes += UInt64(count)
     }
 
     /// Caches a positive answer, replacing any earlier one; the TTL is clamped to

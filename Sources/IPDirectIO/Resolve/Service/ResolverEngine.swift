@@ -201,6 +201,7 @@ final class ResolverEngine {
 
     private func finish(_ name: String, _ outcome: Outcome) {
         let now = ResolverService.nowMillis()
+        let waiters = flights.finish(name)
         let result: Result<Resolution, ResolveFailure>
         switch outcome {
         case .answered(let answer, let source):
@@ -211,13 +212,24 @@ final class ResolverEngine {
                 }
             }
         case .failed(let reasons, let timedOut):
-            result = staleFallback(name, now: now) ?? .failure(ResolveFailure(
-                host: name, reason: timedOut ? .timeout : .failed("every source failed: \(reasons.joined(separator: "; "))")))
+            let failure = ResolveFailure(
+                host: name, reason: timedOut ? .timeout : .failed("every source failed: \(reasons.joined(separator: "; "))"))
+            guard !waiters.isEmpty else {
+                // A background refresh: whatever is cached stays, to be served (stale, once expired) and
+                // refreshed again later; nobody was answered, so nothing is counted as served.
+                guard !isStopping else { return }
+                Logger.warning("event=refresh_failed name=\(name) reason=\"\(failure.reasonText)\"")
+                if let age = staleAge(name, now: now) {
+                    Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
+                }
+                return
+            }
+            result = staleFallback(name, now: now, servedTo: waiters.count) ?? .failure(failure)
             if case .failure(let failure) = result, !isStopping {
                 Logger.warning("event=resolve_failed name=\(name) reason=\"\(failure)\"")
             }
         }
-        for waiter in flights.finish(name) {
+        for waiter in waiters {
             waiter.answer(result)
         }
     }
@@ -251,12 +263,12 @@ final class ResolverEngine {
 
     /// RFC 8767 §4: when every source fails, an answer past its TTL but inside the serve-stale window
     /// is better than none.
-    private func staleFallback(_ name: String, now: CacheInstant) -> Result<Resolution, ResolveFailure>? {
+    private func staleFallback(_ name: String, now: CacheInstant, servedTo requests: Int) -> Result<Resolution, ResolveFailure>? {
         let stale = service.state.withLock { state -> [(AddressFamily, CachedAnswer)] in
             let usable = AddressFamily.allCases.compactMap { family in
                 state.cache.peek(name, family: family, now: now).map { (family, $0) }
             }
-            if usable.contains(where: { !$0.1.isNegative }) { state.cache.countStaleServe() }
+            if usable.contains(where: { !$0.1.isNegative }) { state.cache.countStaleServes(requests) }
             return usable
         }
         let positive = stale.filter { !$0.1.isNegative }
@@ -268,6 +280,17 @@ final class ResolverEngine {
         return .success(Resolution(addresses: positive.flatMap { $0.1.addresses },
                                    source: ResolutionSource(cacheLabel: first.1.source),
                                    cache: .stale(ageMillis: age), secondsLeft: secondsLeft))
+    }
+
+    /// The age of `name`'s cached addresses when they are past their TTL (being served stale), else nil.
+    private func staleAge(_ name: String, now: CacheInstant) -> Int64? {
+        service.state.withLock { state in
+            AddressFamily.allCases.compactMap { family -> Int64? in
+                guard case .stale(let answer, let age, _) = state.cache.inspect(name, family: family, now: now),
+                      !answer.isNegative else { return nil }
+                return age
+            }.max()
+        }
     }
 
     /// `preresolve` names are fetched again at the cache's refresh point (75% of their TTL), so a

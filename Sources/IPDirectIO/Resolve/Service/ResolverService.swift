@@ -25,6 +25,7 @@ final class ResolverService: @unchecked Sendable {
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
     init(config: Config, persistCache: Bool = true) throws(StartupError) {
+        LibeventLog.installed
         let settings = config.resolver
         state = Mutex(ResolverState(cache: ResolverCache(settings: settings.cache)))
         base = EventBase()
