@@ -102,7 +102,8 @@ def fields_of(line: str) -> dict[str, str]:
 
 
 def access_lines(proxy: IpdirectProxy, network: Network, name: str) -> list[dict[str, str]]:
-    """The access log lines of requests to `name` on the plain origin since the proxy's mark, in order."""
+    """The access log lines of requests to `name` on the plain origin since the proxy's mark, as written: each
+    worker writes its own batches, so lines of requests on different connections may be out of request order."""
     target = network.plain_authority(name)
     parsed = (fields_of(line) for line in proxy.access_log_since_mark().splitlines())
     return [values for values in parsed if values.get("target") == target]
