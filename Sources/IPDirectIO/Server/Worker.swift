@@ -19,13 +19,16 @@ final class Worker {
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
-    private var listeners: [OpaquePointer] = []
-    private var sessions: [ObjectIdentifier: ClientSession] = [:]
+    var listeners: [OpaquePointer] = []
+    var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
+    var isDraining = false
+    var drainFinished: (() -> Void)?
     private var nextSessionNumber: UInt64 = 0
     /// Where other threads (the resolver, the main thread) hand this loop work.
     let mailbox: LoopMailbox
     /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
-    private var acceptRetry: Timer?
+    var acceptRetry: Timer?
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
 
@@ -124,5 +127,6 @@ final class Worker {
         if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
             gate.leave()
         }
+        if isDraining { reportIfDrained() }
     }
 }
