@@ -221,6 +221,106 @@ def test_drain_timeout_cuts_what_is_still_open(service_ipdirect, network):
         origin.stop()
 
 
+# Reload ------------------------------------------------------------------------------------------------------
+RELOADS = 10
+LOAD_CLIENTS = 4
+# Each client's load is bounded; it stops early once the reloads are done and a tail has run after them.
+LOAD_MAX_REQUESTS_PER_CLIENT = 5000
+LOAD_REQUESTS_AFTER_RELOADS = 50
+# One request in this many goes on a new connection, so connections are accepted during the reloads too.
+NEW_CONNECTION_EVERY = 5
+RELOAD_PAUSE_SECONDS = 0.05
+
+
+def with_host_entry(config_text: str, name: str) -> str:
+    return config_text.replace("[hosts]\n", f'[hosts]\n"{name}" = ["{LOOPBACK}"]\n', 1)
+
+
+def sighup_and_wait(proxy: IpdirectProxy, notify_socket: NotifySocket) -> None:
+    mark = len(notify_socket.messages)
+    proxy.process.popen.send_signal(signal.SIGHUP)
+    reloading = notify_socket.wait_for("RELOADING", after=mark)
+    assert int(notify_socket.states()[reloading]["MONOTONIC_USEC"]) > 0
+    notify_socket.wait_for("READY", after=reloading + 1)
+
+
+def test_sighup_reloads_ten_times_under_load_without_a_failed_request(service_ipdirect, notify_socket, network):
+    proxy = service_ipdirect(ConfigAdditions(environment={"NOTIFY_SOCKET": notify_socket.environment_value}))
+    notify_socket.wait_for("READY")
+    original = proxy.config_path.read_text()
+    reloads_done = threading.Event()
+    failures: list[str] = []
+    counts = [0] * LOAD_CLIENTS
+    hit_bound = []
+
+    def load(client: int) -> None:
+        session, after = through(proxy), 0
+        for number in range(LOAD_MAX_REQUESTS_PER_CLIENT):
+            if number % NEW_CONNECTION_EVERY == 0:
+                session.close()
+                session = through(proxy)
+            try:
+                response = session.get(network.plain_url("/echo"), timeout=10)
+                if response.status_code != 200:
+                    failures.append(f"client {client} request {number}: {response.status_code} {response.text[:200]}")
+            except requests.RequestException as error:
+                failures.append(f"client {client} request {number}: {error}")
+            counts[client] += 1
+            if reloads_done.is_set():
+                after += 1
+                if after >= LOAD_REQUESTS_AFTER_RELOADS:
+                    return
+        hit_bound.append(client)
+
+    clients = [threading.Thread(target=load, args=(client,)) for client in range(LOAD_CLIENTS)]
+    for thread in clients:
+        thread.start()
+    try:
+        for reload in range(RELOADS):
+            proxy.config_path.write_text(with_host_entry(original, f"reload-{reload}.test"))
+            sighup_and_wait(proxy, notify_socket)
+            time.sleep(RELOAD_PAUSE_SECONDS)
+    finally:
+        reloads_done.set()
+        for thread in clients:
+            thread.join(timeout=120)
+    assert not failures, f"{len(failures)} failed of {sum(counts)}: {failures[:5]}"
+    assert not hit_bound, "the load ended before the reloads did; they were not tested under load"
+    assert notify_socket.count("RELOADING") == RELOADS
+    log = proxy.process.stderr_text()
+    assert log.count("event=reloaded") == RELOADS, log[-3000:]
+
+    session = through(proxy)
+    # The newest configuration is in force: its host entry resolves, the one of the first reload is gone.
+    assert session.get(network.plain_url(name=f"reload-{RELOADS - 1}.test"), timeout=10).status_code == 200
+    assert session.get(network.plain_url(name="reload-0.test"), timeout=10).status_code == 502
+
+
+def test_bad_configuration_on_sighup_is_rejected_and_the_running_one_kept(service_ipdirect, notify_socket, network):
+    proxy = service_ipdirect(ConfigAdditions(environment={"NOTIFY_SOCKET": notify_socket.environment_value}))
+    notify_socket.wait_for("READY")
+    original = proxy.config_path.read_text()
+    proxy.config_path.write_text(with_host_entry(original, "kept.test"))
+    sighup_and_wait(proxy, notify_socket)
+
+    proxy.config_path.write_text(with_host_entry(original, "never.test").replace("[access]\n", "[access]\nallow_privat = 1\n"))
+    sighup_and_wait(proxy, notify_socket)
+    log = proxy.process.stderr_text()
+    assert "event=reload_rejected" in log and "unknown key 'allow_privat' in [access]" in log, log[-3000:]
+    session = through(proxy)
+    assert session.get(network.plain_url(name="kept.test"), timeout=10).status_code == 200
+    assert session.get(network.plain_url(name="never.test"), timeout=10).status_code == 502
+
+    # A new listen address needs a restart: the old listener keeps serving, the new port is not bound.
+    other_port = free_port()
+    proxy.config_path.write_text(with_host_entry(original, "kept.test").replace(
+        f"{LOOPBACK}:{proxy.port}", f"{LOOPBACK}:{other_port}"))
+    sighup_and_wait(proxy, notify_socket)
+    assert "event=reload_needs_restart key=proxy.listen" in proxy.process.stderr_text()
+    assert through(proxy).get(network.plain_url(name="kept.test"), timeout=10).status_code == 200
+    assert connection_refused(other_port)
+
+
 # Unit files --------------------------------------------------------------------------------------------------
 def test_unit_files_pass_systemd_analyze_verify(tmp_path, repo_root):
     """verify insists that ExecStart's binary exists, so it checks copies naming the binary under test."""

@@ -19,6 +19,7 @@ extension Server {
                 released.arrive()
             }
         }
+        let stopsBefore = stopSignalsReceived
         _ = wait(for: released, millis: Server.listenerReleaseWaitMillis, signals: signals, heartbeat: &heartbeat)
         // Without a listening socket the kernel refuses new connections (RST) instead of queueing them.
         for socket in sockets { socket.close() }
@@ -29,7 +30,9 @@ extension Server {
         for worker in workers {
             worker.mailbox.post { worker.beginDrain { drained.arrive() } }
         }
-        let finished = wait(for: drained, millis: timeoutMs, signals: signals, heartbeat: &heartbeat)
+        // A second stop signal, even one that came while the listeners were being released, cuts the drain short.
+        let finished = stopSignalsReceived == stopsBefore
+            && wait(for: drained, millis: timeoutMs, signals: signals, heartbeat: &heartbeat)
         let elapsedMs = (MonotonicClock.nowMicros() - started) / 1000
         if finished {
             Logger.info("event=drained elapsed_ms=\(elapsedMs)")
@@ -38,9 +41,10 @@ extension Server {
         }
     }
 
-    /// True once `countdown` is done; false when `millis` passed first or a second stop signal cut the
-    /// wait short. The watchdog keeps being fed meanwhile, as long as the loops answer.
-    private func wait(for countdown: Countdown, millis: Int, signals: ServiceSignals,
+    /// True once `countdown` is done; false when `millis` passed first or a stop signal cut the wait
+    /// short (counted in `stopSignalsReceived`; a SIGHUP meanwhile is dropped, and logged). The watchdog
+    /// keeps being fed, as long as the loops answer.
+    func wait(for countdown: Countdown, millis: Int, signals: ServiceSignals,
                       heartbeat: inout WorkerHeartbeat?) -> Bool {
         let deadline = MonotonicClock.nowMicros() + Int64(millis) * 1000
         while !countdown.isDone {
@@ -49,9 +53,15 @@ extension Server {
             let pause = min(left, Server.drainPollMillis, heartbeat?.millisUntilDue ?? Server.drainPollMillis)
             let received = signals.next(timeoutMillis: max(1, pause))
             heartbeat?.tickIfDue(notifier)
-            if case .stop(let number)? = received {
-                Logger.warning("event=drain_cut_short signal=\(number)")
+            switch received {
+            case .stop(let number)?:
+                Logger.warning("event=wait_cut_short signal=\(number)")
+                stopSignalsReceived += 1
                 return false
+            case .reload?:
+                Logger.warning("event=reload_ignored reason=\"busy draining or reloading\"")
+            case nil:
+                break
             }
         }
         return true

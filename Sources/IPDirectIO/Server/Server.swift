@@ -5,7 +5,12 @@ import IPDirectCore
 /// The daemon: binds the listeners (or takes those systemd hands it), runs one worker per configured
 /// loop, reports its state to systemd, and drains on SIGINT/SIGTERM.
 public final class Server {
-    let config: Config
+    /// The configuration in force; replaced by a reload (main thread only).
+    var config: Config
+    /// The file SIGHUP reads again; nil when running on the built-in configuration.
+    let configPath: String?
+    /// SIGTERM/SIGINT taken while the main thread waited for the loops (during a reload or a drain).
+    var stopSignalsReceived = 0
     let sockets: [ListeningSocket]
     let workers: [Worker]
     let resolver: ResolverService
@@ -14,8 +19,9 @@ public final class Server {
     /// How often to earn a watchdog ping, when systemd set `WatchdogSec`.
     let watchdogPingIntervalMs: Int?
 
-    public init(config: Config) throws(StartupError) {
+    public init(config: Config, configPath: String? = nil) throws(StartupError) {
         self.config = config
+        self.configPath = configPath
         Logger.threshold = config.proxy.logLevel
         // A client that vanishes mid-write must surface as EPIPE on that connection, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -65,7 +71,7 @@ public final class Server {
         }
         let addresses = sockets.map(\.address.description).joined(separator: ",")
         Logger.info("event=started version=\(IPDirectVersion.string) listen=\(addresses) workers=\(workers.count)")
-        notifier?.send(.ready(status: "serving on \(addresses)"))
+        notifier?.send(.ready(status: readyStatus))
         var heartbeat = watchdogPingIntervalMs.map { WorkerHeartbeat(mailboxes: workers.map(\.mailbox), intervalMillis: $0) }
         heartbeat?.tickIfDue(notifier)
         var stopSignal: Int32 = SIGTERM
@@ -77,7 +83,8 @@ public final class Server {
                 stopSignal = number
                 break waiting
             case .reload?:
-                Logger.warning("event=reload_ignored reason=\"not supported yet\"")
+                reload(signals: signals, heartbeat: &heartbeat)
+                if stopSignalsReceived > 0 { break waiting }
             case nil:
                 continue
             }

@@ -8,14 +8,17 @@ import IPDirectCore
 final class Worker {
     let index: Int
     let base = EventBase()
-    let config: Config
-    let headLimits: HTTPHeadLimits
-    let policy: UpstreamPolicy
-    let resolver: ResolverChain
+    /// These five are replaced together by a reload (Worker+Reload); sessions already open keep what
+    /// they copied, new ones take the new values.
+    var config: Config
+    var headLimits: HTTPHeadLimits
+    var policy: UpstreamPolicy
+    var resolver: ResolverChain
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
     /// Trust store, pins and resumable sessions for the TLS this loop originates.
-    let tls: TLSClientContext
+    var tls: TLSClientContext
+    let resolverService: ResolverService
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
@@ -37,6 +40,7 @@ final class Worker {
         self.index = index
         self.config = config
         self.gate = gate
+        self.resolverService = resolverService
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts)
