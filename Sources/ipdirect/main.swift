@@ -42,7 +42,7 @@ struct Run: ParsableCommand {
     func run() throws {
         guard let config = options.load() else { throw ExitCode(1) }
         do {
-            let server = try Server(config: config)
+            let server = try Server(config: config, configPath: options.config)
             throw ExitCode(server.run())
         } catch let error as StartupError {
             printError("ipdirect: \(error)")

@@ -19,6 +19,8 @@ public struct ProxySettings: Sendable, Equatable {
     public var connectTimeoutMs = 5_000
     /// Time to wait for the next upstream bytes while a response is outstanding.
     public var responseTimeoutMs = 60_000
+    /// Time requests and tunnels in flight get to finish after SIGTERM/SIGINT before they are cut.
+    public var drainTimeoutMs = 30_000
     /// Time a pooled, idle upstream connection is kept for reuse.
     public var upstreamIdleTimeoutMs = 30_000
     /// Idle upstream connections pooled per host and port; 0 disables pooling.
@@ -59,6 +61,7 @@ extension ProxySettings {
             ConfigKey("tunnel_idle_timeout", \.tunnelIdleTimeoutMs, .milliseconds(fromSecondsUpTo: maximumIdleTimeoutSeconds)),
             ConfigKey("connect_timeout", \.connectTimeoutMs, .milliseconds(fromSecondsUpTo: maximumConnectTimeoutSeconds)),
             ConfigKey("response_timeout", \.responseTimeoutMs, .milliseconds(fromSecondsUpTo: maximumIdleTimeoutSeconds)),
+            ConfigKey("drain_timeout", \.drainTimeoutMs, .milliseconds(fromSecondsUpTo: maximumShortTimeoutSeconds)),
             ConfigKey("upstream_idle_timeout", \.upstreamIdleTimeoutMs, .milliseconds(fromSecondsUpTo: maximumShortTimeoutSeconds)),
             ConfigKey("upstream_max_idle_per_host", \.upstreamMaxIdlePerHost, .integer(in: upstreamMaxIdlePerHostRange)),
             ConfigKey("access_log", \.accessLog, .nonEmptyText),

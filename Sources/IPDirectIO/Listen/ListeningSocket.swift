@@ -3,12 +3,13 @@ import Glibc
 import IPDirectCore
 
 /// A bound, listening TCP socket. Bound once at startup, so "address in use" is reported before any
-/// worker starts, and shared by every worker's listener.
+/// worker starts, and shared by every worker's listener. Or handed over already listening by the
+/// service manager (socket activation).
 final class ListeningSocket {
     /// Pending connections the kernel may queue per socket (capped by net.core.somaxconn).
     static let backlog: Int32 = 4096
 
-    let fd: Int32
+    private(set) var fd: Int32
     let address: SocketAddress
 
     init(address: SocketAddress) throws(StartupError) {
@@ -31,5 +32,19 @@ final class ListeningSocket {
         self.address = address
     }
 
-    deinit { Glibc.close(fd) }
+    /// Takes over a socket that is already bound and listening.
+    init(adopting fd: Int32, address: SocketAddress) {
+        self.fd = fd
+        self.address = address
+    }
+
+    /// Closes the socket, so new connections to its address are refused; idempotent. Only once no
+    /// worker's listener watches it any more.
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { close() }
 }

@@ -2,15 +2,26 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// The daemon: binds the listeners, runs one worker per configured loop, and stops on SIGINT/SIGTERM.
+/// The daemon: binds the listeners (or takes those systemd hands it), runs one worker per configured
+/// loop, reports its state to systemd, and drains on SIGINT/SIGTERM.
 public final class Server {
-    private let config: Config
-    private let sockets: [ListeningSocket]
-    private let workers: [Worker]
-    private let resolver: ResolverService
+    /// The configuration in force; replaced by a reload (main thread only).
+    var config: Config
+    /// The file SIGHUP reads again; nil when running on the built-in configuration.
+    let configPath: String?
+    /// SIGTERM/SIGINT taken while the main thread waited for the loops (during a reload or a drain).
+    var stopSignalsReceived = 0
+    let sockets: [ListeningSocket]
+    let workers: [Worker]
+    let resolver: ResolverService
+    /// systemd's `NOTIFY_SOCKET`, when there is one.
+    let notifier: ServiceNotifier?
+    /// How often to earn a watchdog ping, when systemd set `WatchdogSec`.
+    let watchdogPingIntervalMs: Int?
 
-    public init(config: Config) throws(StartupError) {
+    public init(config: Config, configPath: String? = nil) throws(StartupError) {
         self.config = config
+        self.configPath = configPath
         Logger.threshold = config.proxy.logLevel
         // A client that vanishes mid-write must surface as EPIPE on that connection, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -18,11 +29,14 @@ public final class Server {
         for host in config.tls.insecureHosts.sorted() {
             Logger.warning("event=tls_verification_disabled host=\(host) reason=tls.insecure_hosts details=\"certificates of this host are NOT verified\"")
         }
-        var sockets: [ListeningSocket] = []
-        for address in config.proxy.listen {
-            sockets.append(try ListeningSocket(address: address))
+        let environment: ServiceEnvironment
+        switch ServiceEnvironment.read(ownPID: getpid(), { getenv($0).map { String(cString: $0) } }) {
+        case .success(let read): environment = read
+        case .failure(let problem): throw StartupError("\(problem)")
         }
-        self.sockets = sockets
+        notifier = ServiceNotifier(socket: environment.notifySocket)
+        watchdogPingIntervalMs = environment.watchdogPingIntervalMs
+        sockets = try Server.listeningSockets(config: config, handed: environment.handedSockets)
         let accessLogFD: Int32?
         switch AccessLogWriter.openDestination(config.proxy.accessLog) {
         case .success(let fd): accessLogFD = fd
@@ -39,14 +53,10 @@ public final class Server {
         self.workers = workers
     }
 
-    /// Serves until SIGINT or SIGTERM; returns the process exit status.
+    /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.
     public func run() -> Int32 {
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        // Blocked before the workers start so every thread inherits the mask and only sigwait sees them.
-        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        // Blocked before any thread starts so every thread inherits the mask and only the main thread sees them.
+        let signals = ServiceSignals()
         resolver.start()
         var threads: [pthread_t] = []
         for worker in workers {
@@ -61,14 +71,53 @@ public final class Server {
         }
         let addresses = sockets.map(\.address.description).joined(separator: ",")
         Logger.info("event=started version=\(IPDirectVersion.string) listen=\(addresses) workers=\(workers.count)")
-        var received: Int32 = 0
-        sigwait(&stopSignals, &received)
-        Logger.info("event=stopping signal=\(received)")
+        notifier?.send(.ready(status: readyStatus))
+        var heartbeat = watchdogPingIntervalMs.map { WorkerHeartbeat(mailboxes: workers.map(\.mailbox), intervalMillis: $0) }
+        heartbeat?.tickIfDue(notifier)
+        var stopSignal: Int32 = SIGTERM
+        waiting: while true {
+            let received = signals.next(timeoutMillis: heartbeat?.millisUntilDue)
+            heartbeat?.tickIfDue(notifier)
+            switch received {
+            case .stop(let number)?:
+                stopSignal = number
+                break waiting
+            case .reload?:
+                reload(signals: signals, heartbeat: &heartbeat)
+                if stopSignalsReceived > 0 { break waiting }
+            case nil:
+                continue
+            }
+        }
+        Logger.info("event=stopping signal=\(stopSignal)")
+        drain(signals: signals, heartbeat: &heartbeat)
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
         resolver.stop()
         Logger.info("event=stopped")
         return 0
+    }
+
+    /// The sockets systemd handed over (socket activation), which win over `[proxy] listen`; otherwise
+    /// the configured addresses, bound here.
+    private static func listeningSockets(config: Config, handed: [ServiceEnvironment.HandedSocket]) throws(StartupError) -> [ListeningSocket] {
+        guard handed.isEmpty else {
+            let sockets = try HandedSockets.take(handed)
+            let described = zip(handed, sockets).map { handed, socket in
+                "\(socket.address)" + (handed.name.map { "(\($0))" } ?? "")
+            }.joined(separator: ",")
+            Logger.info("event=socket_activation fds=\(handed.count) listen=\(described)")
+            if Set(sockets.map(\.address)) != Set(config.proxy.listen) {
+                let configured = config.proxy.listen.map(\.description).joined(separator: ",")
+                Logger.info("event=listen_overridden config_listen=\(configured) handed=\(described) reason=\"sockets handed by the service manager win over proxy.listen\"")
+            }
+            return sockets
+        }
+        var sockets: [ListeningSocket] = []
+        for address in config.proxy.listen {
+            sockets.append(try ListeningSocket(address: address))
+        }
+        return sockets
     }
 
     /// Descriptors one client connection may hold: client socket, upstream socket, two splice pipes.

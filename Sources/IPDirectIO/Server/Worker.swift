@@ -8,24 +8,30 @@ import IPDirectCore
 final class Worker {
     let index: Int
     let base = EventBase()
-    let config: Config
-    let headLimits: HTTPHeadLimits
-    let policy: UpstreamPolicy
-    let resolver: ResolverChain
+    /// These five are replaced together by a reload (Worker+Reload); sessions already open keep what
+    /// they copied, new ones take the new values.
+    var config: Config
+    var headLimits: HTTPHeadLimits
+    var policy: UpstreamPolicy
+    var resolver: ResolverChain
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
     /// Trust store, pins and resumable sessions for the TLS this loop originates.
-    let tls: TLSClientContext
+    var tls: TLSClientContext
+    let resolverService: ResolverService
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
-    private var listeners: [OpaquePointer] = []
-    private var sessions: [ObjectIdentifier: ClientSession] = [:]
+    var listeners: [OpaquePointer] = []
+    var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
+    var isDraining = false
+    var drainFinished: (() -> Void)?
     private var nextSessionNumber: UInt64 = 0
     /// Where other threads (the resolver, the main thread) hand this loop work.
     let mailbox: LoopMailbox
     /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
-    private var acceptRetry: Timer?
+    var acceptRetry: Timer?
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
 
@@ -34,6 +40,7 @@ final class Worker {
         self.index = index
         self.config = config
         self.gate = gate
+        self.resolverService = resolverService
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts)
@@ -124,5 +131,6 @@ final class Worker {
         if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
             gate.leave()
         }
+        if isDraining { reportIfDrained() }
     }
 }

@@ -207,7 +207,8 @@ extension ClientSession {
             self.upstream = nil
         }
         exchange = nil
-        if current.closeClientAfter || clientHasNoMoreRequests {
+        // While the daemon drains, a finished exchange ends its keep-alive connection.
+        if current.closeClientAfter || clientHasNoMoreRequests || worker.isDraining {
             return beginClosing()
         }
         state = .readingHead

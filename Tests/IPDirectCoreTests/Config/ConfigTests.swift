@@ -23,6 +23,7 @@ import Testing
         #expect(config.proxy.headerTimeoutMs == 10_000)
         #expect(config.proxy.clientIdleTimeoutMs == 60_000)
         #expect(config.proxy.tunnelIdleTimeoutMs == 300_000)
+        #expect(config.proxy.drainTimeoutMs == 30_000)
         #expect(config.proxy.connectTimeoutMs == 5_000)
         #expect(config.proxy.responseTimeoutMs == 60_000)
         #expect(config.proxy.upstreamIdleTimeoutMs == 30_000)
@@ -57,6 +58,7 @@ import Testing
             header_timeout = 2.5
             client_idle_timeout = 30
             tunnel_idle_timeout = 600
+            drain_timeout = 2.5
             connect_timeout = 0.75
             response_timeout = 120
             upstream_idle_timeout = 15
@@ -91,6 +93,7 @@ import Testing
         #expect(config.proxy.headerTimeoutMs == 2_500)
         #expect(config.proxy.clientIdleTimeoutMs == 30_000)
         #expect(config.proxy.tunnelIdleTimeoutMs == 600_000)
+        #expect(config.proxy.drainTimeoutMs == 2_500)
         #expect(config.proxy.connectTimeoutMs == 750)
         #expect(config.proxy.responseTimeoutMs == 120_000)
         #expect(config.proxy.upstreamIdleTimeoutMs == 15_000)
@@ -163,6 +166,8 @@ import Testing
         ("[proxy]\nconnect_timeout = -1.5", 2, "connect_timeout: -1.5 is not a positive number of seconds"),
         ("[proxy]\nclient_idle_timeout = inf", 2, "client_idle_timeout: inf is not a positive number of seconds"),
         ("[proxy]\ntunnel_idle_timeout = nan", 2, "tunnel_idle_timeout: nan is not a positive number of seconds"),
+        ("[proxy]\ndrain_timeout = 0", 2, "drain_timeout: 0 is not a positive number of seconds"),
+        ("[proxy]\ndrain_timeout = 3601", 2, "drain_timeout: 3601 seconds is more than the maximum of 3600"),
         ("[proxy]\nresponse_timeout = 100000", 2, "response_timeout: 100000 seconds is more than the maximum of 86400"),
         ("[proxy]\nupstream_idle_timeout = 0.0001", 2, "upstream_idle_timeout: 0.0001 seconds is less than one millisecond"),
         ("[resolver]\nsystem_timeout = 301", 2, "system_timeout: 301 seconds is more than the maximum of 300"),

@@ -1,0 +1,63 @@
+import IPDirectCore
+
+/// SIGHUP: read the file again and, when it is valid, hand it to every worker loop. Listeners stay open
+/// throughout, so no client is refused; requests and tunnels in flight are untouched; the resolver and its
+/// cache carry on.
+extension Server {
+    /// How long the loops get to take the new configuration before READY=1 is sent regardless.
+    static let reloadApplyWaitMillis = 2_000
+
+    /// Settings a running daemon cannot change: each names its key and how to read it from a Config.
+    /// A reload keeps their running values and says a restart is needed.
+    static var restartOnlySettings: [(key: String, differs: (Config, Config) -> Bool, keep: (inout Config, Config) -> Void)] {[
+        ("proxy.listen", { $0.proxy.listen != $1.proxy.listen }, { $0.proxy.listen = $1.proxy.listen }),
+        ("proxy.workers", { $0.proxy.workers != $1.proxy.workers }, { $0.proxy.workers = $1.proxy.workers }),
+        ("proxy.max_connections", { $0.proxy.maxConnections != $1.proxy.maxConnections },
+         { $0.proxy.maxConnections = $1.proxy.maxConnections }),
+        ("proxy.access_log", { $0.proxy.accessLog != $1.proxy.accessLog }, { $0.proxy.accessLog = $1.proxy.accessLog }),
+        ("proxy.log_level", { $0.proxy.logLevel != $1.proxy.logLevel }, { $0.proxy.logLevel = $1.proxy.logLevel }),
+        ("proxy.upstream_idle_timeout", { $0.proxy.upstreamIdleTimeoutMs != $1.proxy.upstreamIdleTimeoutMs },
+         { $0.proxy.upstreamIdleTimeoutMs = $1.proxy.upstreamIdleTimeoutMs }),
+        ("proxy.upstream_max_idle_per_host", { $0.proxy.upstreamMaxIdlePerHost != $1.proxy.upstreamMaxIdlePerHost },
+         { $0.proxy.upstreamMaxIdlePerHost = $1.proxy.upstreamMaxIdlePerHost }),
+        ("resolver", { $0.resolver != $1.resolver }, { $0.resolver = $1.resolver }),
+    ]}
+
+    var readyStatus: String {
+        "serving on " + sockets.map(\.address.description).joined(separator: ",")
+    }
+
+    func reload(signals: ServiceSignals, heartbeat: inout WorkerHeartbeat?) {
+        guard let configPath else {
+            Logger.warning("event=reload_ignored reason=\"running on the built-in configuration: no file to read again\"")
+            return
+        }
+        notifier?.send(.reloading(monotonicMicros: MonotonicClock.nowMicros()))
+        defer { notifier?.send(.ready(status: readyStatus)) }
+        var next: Config
+        switch ConfigFile.load(path: configPath) {
+        case .failure(let error):
+            for diagnostic in error.diagnostics {
+                Logger.error("event=reload_rejected file=\(configPath) line=\(diagnostic.line) reason=\"\(diagnostic.message)\"")
+            }
+            Logger.error("event=reload_rejected file=\(configPath) problems=\(error.diagnostics.count) note=\"the running configuration stays in force\"")
+            return
+        case .success(let loaded):
+            next = loaded
+        }
+        for setting in Server.restartOnlySettings where setting.differs(next, config) {
+            Logger.warning("event=reload_needs_restart key=\(setting.key) note=\"changed in the file; the running value stays until a restart\"")
+            setting.keep(&next, config)
+        }
+        let applied = Countdown(workers.count)
+        for worker in workers {
+            worker.mailbox.post { [next] in
+                worker.apply(next)
+                applied.arrive()
+            }
+        }
+        let complete = wait(for: applied, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
+        config = next
+        Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
+    }
+}

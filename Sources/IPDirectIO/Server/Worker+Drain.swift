@@ -1,0 +1,39 @@
+import CEvent
+
+/// Graceful stop, run on the worker's own loop: stop accepting, close connections that sit idle between
+/// requests, and let requests and tunnels in flight finish (the main thread bounds how long).
+extension Worker {
+    /// Frees this loop's listeners. The listening sockets themselves are closed by the main thread once
+    /// every loop has let go of them, so no loop watches a closed descriptor.
+    func stopAccepting() {
+        acceptRetry?.cancel()
+        for listener in listeners { evconnlistener_free(listener) }
+        listeners = []
+    }
+
+    /// From now on a finished exchange closes its connection; `finished` runs on this loop once the last
+    /// session has ended (at once when none is open).
+    func beginDrain(finished: @escaping () -> Void) {
+        isDraining = true
+        drainFinished = finished
+        let idle = sessions.values.filter(\.isIdleBetweenRequests)
+        for session in idle { session.close() }
+        Logger.info("worker=\(index) event=draining closed_idle=\(idle.count) in_flight=\(sessions.count)")
+        reportIfDrained()
+    }
+
+    func reportIfDrained() {
+        guard sessions.isEmpty, let finished = drainFinished else { return }
+        drainFinished = nil
+        finished()
+    }
+}
+
+extension ClientSession {
+    /// A keep-alive connection waiting for its next request, with nothing received or still to send:
+    /// closing it loses nothing (RFC 9112 §9.6 lets either side close an idle connection).
+    var isIdleBetweenRequests: Bool {
+        state == .readingHead && exchange == nil
+            && evbuffer_get_length(clientInput) == 0 && evbuffer_get_length(clientOutput) == 0
+    }
+}

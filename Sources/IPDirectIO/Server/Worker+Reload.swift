@@ -1,0 +1,26 @@
+import IPDirectCore
+
+/// A reload, run on the worker's own loop: new sessions take the new configuration, sessions already
+/// open keep the settings they copied when they began, and the listeners are not touched.
+extension Worker {
+    func apply(_ newConfig: Config) {
+        if newConfig.tls != config.tls {
+            do {
+                tls = try TLSClientContext(caFile: newConfig.tls.caFile, caPath: newConfig.tls.caPath,
+                                           pins: newConfig.tls.pins, insecureHosts: newConfig.tls.insecureHosts)
+            } catch {
+                // The old trust settings stay in force rather than none.
+                Logger.error("worker=\(index) event=reload_tls_failed reason=\"\(error)\" note=\"previous [tls] kept\"")
+                var kept = newConfig
+                kept.tls = config.tls
+                return apply(kept)
+            }
+        }
+        config = newConfig
+        headLimits = HTTPHeadLimits(maxHeadBytes: newConfig.proxy.maxHeaderBytes)
+        policy = UpstreamPolicy(allowPrivateUpstreams: newConfig.access.allowPrivateUpstreams,
+                                connectPorts: newConfig.access.connectPorts)
+        resolver = ResolverChain(settings: newConfig.resolver, hosts: newConfig.hosts, service: resolverService,
+                                 mailbox: mailbox)
+    }
+}

@@ -1,0 +1,46 @@
+import Glibc
+import IPDirectCore
+
+/// Socket activation (sd_listen_fds(3)): turns the descriptors the service manager passed into
+/// listening sockets, after checking each really is a listening TCP socket on an IP address.
+enum HandedSockets {
+    /// The sockets handed to this process, or none. The LISTEN_* variables are cleared once read, as
+    /// sd_listen_fds(unset_environment: 1) does, so no child process mistakes them for its own.
+    static func take(_ handed: [ServiceEnvironment.HandedSocket]) throws(StartupError) -> [ListeningSocket] {
+        for variable in ServiceEnvironment.listenVariables { unsetenv(variable) }
+        var sockets: [ListeningSocket] = []
+        for socket in handed {
+            let label = socket.name.map { "\(socket.fd) (\($0))" } ?? "\(socket.fd)"
+            guard isListeningStream(socket.fd) else {
+                throw StartupError("handed descriptor \(label) is not a listening TCP socket")
+            }
+            guard let address = localAddress(of: socket.fd) else {
+                throw StartupError("handed descriptor \(label) is not bound to an IPv4 or IPv6 address")
+            }
+            // Workers accept without blocking, and the socket is ours alone from now on.
+            _ = fcntl(socket.fd, F_SETFL, fcntl(socket.fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(socket.fd, F_SETFD, FD_CLOEXEC)
+            sockets.append(ListeningSocket(adopting: socket.fd, address: address))
+        }
+        return sockets
+    }
+
+    private static func isListeningStream(_ fd: Int32) -> Bool {
+        var type: Int32 = 0
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else { return false }
+        length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 && accepting != 0
+    }
+
+    private static func localAddress(of fd: Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                getsockname(fd, address, &length) == 0 ? SocketAddress(sockaddr: address) : nil
+            }
+        }
+    }
+}
