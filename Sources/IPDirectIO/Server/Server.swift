@@ -8,6 +8,7 @@ public final class Server {
     private let sockets: [ListeningSocket]
     private let workers: [Worker]
     private let resolver: ResolverService
+    private let admin: AdminServer
 
     public init(config: Config) throws(StartupError) {
         self.config = config
@@ -37,6 +38,9 @@ public final class Server {
                                       resolverService: resolver))
         }
         self.workers = workers
+        admin = try AdminServer(sockets: try Server.bindAdmin(config.admin), config: config,
+                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver),
+                                resolverService: resolver)
     }
 
     /// Serves until SIGINT or SIGTERM; returns the process exit status.
@@ -60,15 +64,30 @@ public final class Server {
             threads.append(thread)
         }
         let addresses = sockets.map(\.address.description).joined(separator: ",")
+        admin.start()
         Logger.info("event=started version=\(IPDirectVersion.string) listen=\(addresses) workers=\(workers.count)")
         var received: Int32 = 0
         sigwait(&stopSignals, &received)
         Logger.info("event=stopping signal=\(received)")
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
+        admin.stop()
         resolver.stop()
         Logger.info("event=stopped")
         return 0
+    }
+
+    /// The admin listener's sockets, bound before anything starts so a taken port stops startup.
+    static func bindAdmin(_ settings: AdminSettings) throws(StartupError) -> [ListeningSocket] {
+        var sockets: [ListeningSocket] = []
+        for address in settings.listen {
+            do {
+                sockets.append(try ListeningSocket(address: address))
+            } catch {
+                throw StartupError("[admin] listen: \(error) (choose another address, or listen = [] to turn the admin listener off)")
+            }
+        }
+        return sockets
     }
 
     /// Descriptors one client connection may hold: client socket, upstream socket, two splice pipes.
