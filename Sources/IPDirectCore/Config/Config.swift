@@ -8,6 +8,8 @@ public struct Config: Sendable, Equatable {
     public var access = AccessSettings()
     public var upstream = UpstreamSettings()
     public var tls = TLSSettings()
+    public var admin = AdminSettings()
+    public var pac = PACSettings()
 
     public init() {}
 
@@ -60,6 +62,8 @@ public struct Config: Sendable, Equatable {
             .keyed("access", \.access, keys: AccessSettings.configKeys),
             .keyed("upstream", \.upstream, keys: UpstreamSettings.configKeys),
             TLSSettings.section,
+            AdminSettings.section,
+            .keyed("pac", \.pac, keys: PACSettings.configKeys),
         ]
     }
 

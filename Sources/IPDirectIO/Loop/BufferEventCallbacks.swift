@@ -43,3 +43,15 @@ extension BufferEventCallbacks {
         Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let adminRead: bufferevent_data_cb = { _, context in
+        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let adminWrite: bufferevent_data_cb = { _, context in
+        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didDrain()
+    }
+    static let adminEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}

@@ -14,6 +14,8 @@ public final class Server {
     let sockets: [ListeningSocket]
     let workers: [Worker]
     let resolver: ResolverService
+    /// The admin listener (`[admin]`), on its own thread; it keeps the configuration it started with.
+    let admin: AdminServer
     /// systemd's `NOTIFY_SOCKET`, when there is one.
     let notifier: ServiceNotifier?
     /// How often to earn a watchdog ping, when systemd set `WatchdogSec`.
@@ -51,6 +53,9 @@ public final class Server {
                                       resolverService: resolver))
         }
         self.workers = workers
+        admin = try AdminServer(sockets: try Server.bindAdmin(config.admin), config: config,
+                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver),
+                                resolverService: resolver)
     }
 
     /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.
@@ -70,6 +75,7 @@ public final class Server {
             threads.append(thread)
         }
         let addresses = sockets.map(\.address.description).joined(separator: ",")
+        admin.start()
         Logger.info("event=started version=\(IPDirectVersion.string) listen=\(addresses) workers=\(workers.count)")
         notifier?.send(.ready(status: readyStatus))
         var heartbeat = watchdogPingIntervalMs.map { WorkerHeartbeat(mailboxes: workers.map(\.mailbox), intervalMillis: $0) }
@@ -93,6 +99,7 @@ public final class Server {
         drain(signals: signals, heartbeat: &heartbeat)
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
+        admin.stop()
         resolver.stop()
         Logger.info("event=stopped")
         return 0
@@ -116,6 +123,19 @@ public final class Server {
         var sockets: [ListeningSocket] = []
         for address in config.proxy.listen {
             sockets.append(try ListeningSocket(address: address))
+        }
+        return sockets
+    }
+
+    /// The admin listener's sockets, bound before anything starts so a taken port stops startup.
+    static func bindAdmin(_ settings: AdminSettings) throws(StartupError) -> [ListeningSocket] {
+        var sockets: [ListeningSocket] = []
+        for address in settings.listen {
+            do {
+                sockets.append(try ListeningSocket(address: address))
+            } catch {
+                throw StartupError("[admin] listen: \(error) (choose another address, or listen = [] to turn the admin listener off)")
+            }
         }
         return sockets
     }

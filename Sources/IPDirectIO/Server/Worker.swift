@@ -28,6 +28,8 @@ final class Worker {
     var isDraining = false
     var drainFinished: (() -> Void)?
     private var nextSessionNumber: UInt64 = 0
+    /// This loop's counters and histograms, read by the admin listener.
+    let metrics = TrafficMetricsCell()
     /// Where other threads (the resolver, the main thread) hand this loop work.
     let mailbox: LoopMailbox
     /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
@@ -124,11 +126,13 @@ final class Worker {
         nextSessionNumber += 1
         let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer)
         sessions[ObjectIdentifier(session)] = session
+        metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         session.start()
     }
 
     func sessionEnded(_ session: ClientSession) {
         if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
+            metrics.update { $0.connectionsActive -= 1 }
             gate.leave()
         }
         if isDraining { reportIfDrained() }

@@ -77,6 +77,7 @@ extension ClientSession {
             let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: true, close: false)
             evbuffer_drain(upstream.input, head.headLength)
             current.status = 101
+            current.firstByteMicros = MonotonicClock.nowMicros() - current.startMicros
             exchange = current
             sendToClient(rewritten)
             return startTunnel()
@@ -102,6 +103,7 @@ extension ClientSession {
         let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: close)
         evbuffer_drain(upstream.input, head.headLength)
         current.status = head.status
+        current.firstByteMicros = MonotonicClock.nowMicros() - current.startMicros
         current.responseStarted = true
         current.upstreamKeepAlive = head.keepAlive && head.framing != .untilClose
         current.closeClientAfter = close
@@ -238,6 +240,7 @@ extension ClientSession {
     }
 
     func logExchange(_ current: Exchange) {
+        worker.metrics.update { $0.count(current) }
         guard worker.accessLog.isEnabled else { return }
         worker.accessLog.append(AccessLogRecord(
             unixMillis: MonotonicClock.wallMillis(), client: peer, method: current.method, target: current.hostPort,
@@ -350,6 +353,10 @@ extension ClientSession {
         state = .closed
         timer.cancel()
         abandonUpstreamWork()
+        if tunnelCounted {
+            tunnelCounted = false
+            worker.metrics.update { $0.tunnelsActive -= 1 }
+        }
         bufferevent_setcb(client, nil, nil, nil, nil)
         bufferevent_free(client)
         worker.sessionEnded(self)

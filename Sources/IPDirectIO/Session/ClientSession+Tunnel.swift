@@ -8,6 +8,8 @@ extension ClientSession {
     func startTunnel() {
         guard let upstream else { return }
         state = .tunneling
+        tunnelCounted = true
+        worker.metrics.update { $0.tunnelsOpened += 1; $0.tunnelsActive += 1 }
         bufferevent_set_timeouts(upstream.bev, nil, nil)
         bufferevent_enable(client, Int16(EV_READ))
         bufferevent_enable(upstream.bev, Int16(EV_READ))

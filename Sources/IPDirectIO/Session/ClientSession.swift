@@ -69,6 +69,8 @@ final class ClientSession {
     var lastActivityMicros: Int64 = 0
     var timeoutReason = ""
     var clientReadClosed = false
+    /// The tunnel gauge counts this connection, until it closes.
+    var tunnelCounted = false
     var clientWriteShut = false
     var upstreamReadClosed = false
     var upstreamWriteShut = false
@@ -261,6 +263,13 @@ final class ClientSession {
                 return attach(pooled)
             }
             resolveUpstream()
+        case .origin(let target) where ClientSession.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
+            evbuffer_drain(clientInput, head.headLength)
+            exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
+                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now)
+            exchange!.requestBody = BodyProgress(head.framing)
+            exchange!.bytesFromClient = UInt64(head.headLength)
+            servePAC(headOnly: head.method == .head)
         case .origin, .asterisk:
             evbuffer_drain(clientInput, head.headLength)
             exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
@@ -318,6 +327,7 @@ final class ClientSession {
     private func resolved(_ result: Result<Resolution, ResolveFailure>, startedAt: Int64) {
         guard state == .resolving, var current = exchange else { return }
         current.resolveMicros = MonotonicClock.nowMicros() - startedAt
+        current.resolveFinished = true
         switch result {
         case .failure(let failure):
             exchange = current
@@ -345,8 +355,11 @@ final class ClientSession {
                                   addresses: addresses, timeoutMillis: settings.connectTimeoutMs, tls: tls) { [unowned self] result in
             self.connector = nil
             exchange?.connectMicros = MonotonicClock.nowMicros() - started
+            exchange?.connectFinished = true
             switch result {
-            case .failure(let failure): respond(with: failure)
+            case .failure(let failure):
+                worker.metrics.update { $0.countUpstreamFailure(failure.kind) }
+                respond(with: failure)
             case .success(let connection): attach(connection)
             }
         }

@@ -68,6 +68,11 @@ struct Exchange {
     var startMicros: Int64
     var resolveMicros: Int64 = 0
     var connectMicros: Int64 = 0
+    /// Whether a lookup / connect ended (either way), so its duration goes into the histogram.
+    var resolveFinished = false
+    var connectFinished = false
+    /// From the request head to the final (or 101) response head.
+    var firstByteMicros: Int64?
     var bytesFromClient: UInt64 = 0
     var bytesToClient: UInt64 = 0
 

@@ -33,6 +33,8 @@ import Testing
             + AccessSettings.configKeys.map { ("access", $0.name) }
             + UpstreamSettings.configKeys.map { ("upstream", $0.name) }
             + TLSSettings.configKeys.map { ("tls", $0.name) }
+            + AdminSettings.configKeys.map { ("admin", $0.name) }
+            + PACSettings.configKeys.map { ("pac", $0.name) }
             + TLSPinTable.configKeys.map { ("tls.pin", $0.name) }
             + HTTPDNSProviderTable.configKeys.map { ("resolver.httpdns", $0.name) }
     }

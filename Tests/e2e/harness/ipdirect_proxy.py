@@ -45,12 +45,16 @@ class ConfigAdditions:
     (a resolver or access key replaces the default of the same name, e.g. `order`, or
     `allow_private_upstreams = false`); whole new tables (`[upstream]`,
     `[[tls.pin]]`, `[[resolver.httpdns]]` from resolver_config.httpdns_sections) go in `sections`, written
-    after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like)."""
+    after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like).
+    The admin listener is off unless `admin` is set: then it listens on a free loopback port
+    (`IpdirectProxy.admin_port`), so instances never compete for its default port. `pac_keys` go in [pac]."""
     proxy_keys: dict[str, object] = field(default_factory=dict)
     tls_keys: dict[str, object] = field(default_factory=dict)
     resolver_keys: dict[str, object] = field(default_factory=dict)
     access_keys: dict[str, object] = field(default_factory=dict)
     sections: str = ""
+    admin: bool = False
+    pac_keys: dict[str, object] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
 
 
@@ -67,7 +71,8 @@ def _keys(values: dict[str, object]) -> str:
 
 
 def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
-                         settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS) -> str:
+                         settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS,
+                         admin_listen: list[str] | None = None) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
     resolver = {"order": ["hosts", "system"], "system_nameservers": [network.dns_server], **additions.resolver_keys}
     # The origins are on loopback, which is not a public address.
@@ -90,6 +95,11 @@ access_log = "-"
 
 [access]
 {_keys(access)}
+[admin]
+listen = {_toml(admin_listen or [])}
+
+[pac]
+{_keys(additions.pac_keys)}
 [tls]
 ca_file = {_toml(str(ca_file))}
 {_keys(additions.tls_keys)}{additions.sections}"""
@@ -104,6 +114,7 @@ class IpdirectProxy(ProxyUnderTest):
         self.ca_file = ca_file
         self.additions = additions
         self.ipv6_port: int | None = None
+        self.admin_port: int | None = None
         self.config_path = work_dir / "ipdirect.toml"
         self._starts = 0
 
@@ -120,8 +131,10 @@ class IpdirectProxy(ProxyUnderTest):
             self.ipv6_port = free_port("::1") if ipv6_loopback_available() else None
             if self.ipv6_port is not None:
                 listen.append(f"[::1]:{self.ipv6_port}")
+            self.admin_port = free_port() if self.additions.admin else None
+            admin_listen = [f"{LOOPBACK}:{self.admin_port}"] if self.admin_port is not None else []
             self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file,
-                                                              additions=self.additions))
+                                                              additions=self.additions, admin_listen=admin_listen))
             environment = {**os.environ, **self.additions.environment} if self.additions.environment else None
             self.process = ManagedProcess(f"ipdirect-{self._starts}",
                                           [str(binary), "run", "--config", str(self.config_path)], self.work_dir,
@@ -131,12 +144,19 @@ class IpdirectProxy(ProxyUnderTest):
                 self.process.wait_for_port(LOOPBACK, self.port)
                 if self.ipv6_port is not None:
                     self.process.wait_for_port("::1", self.ipv6_port)
+                if self.admin_port is not None:
+                    self.process.wait_for_port(LOOPBACK, self.admin_port)
                 return self
             except ProcessFailedToStart as error:
                 self.process.stop()
                 last_error = error
         raise ProcessFailedToStart(f"ipdirect did not start in {START_ATTEMPTS} attempts:\n{last_error}\n"
                                    f"--- config {self.config_path}:\n{self.config_path.read_text()}")
+
+    def admin_url(self, path: str) -> str:
+        """`http://127.0.0.1:PORT/path` of this instance's admin listener (started with `admin=True`)."""
+        assert self.admin_port is not None, "this ipdirect was started without ConfigAdditions(admin=True)"
+        return f"http://{LOOPBACK}:{self.admin_port}{path}"
 
     def access_log_path(self) -> Path:
         return self.process.stdout_path

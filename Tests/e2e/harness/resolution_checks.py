@@ -24,8 +24,9 @@ RESOLVE_COMMAND_TIMEOUT_SECONDS = 30
 
 
 def start_resolving(start_ipdirect, *setups: ProviderSetup, order=HTTPDNS_ONLY, resolver_keys=None,
-                    access_keys=None, extra_sections: str = "") -> IpdirectProxy:
-    """An ipdirect of the test's own whose `[[resolver.httpdns]]` are `setups`, in that order."""
+                    access_keys=None, extra_sections: str = "", admin: bool = False) -> IpdirectProxy:
+    """An ipdirect of the test's own whose `[[resolver.httpdns]]` are `setups`, in that order; `admin` turns
+    its admin listener on."""
     environment: dict[str, str] = {}
     for setup in setups:
         environment.update(setup.environment)
@@ -34,7 +35,8 @@ def start_resolving(start_ipdirect, *setups: ProviderSetup, order=HTTPDNS_ONLY, 
         resolver_keys={"order": list(order), **(resolver_keys or {})},
         access_keys=dict(access_keys or {}),
         sections=httpdns_sections(*(setup.provider for setup in setups)) + extra_sections,
-        environment=environment)
+        environment=environment,
+        admin=admin)
     return start_ipdirect(additions)
 
 

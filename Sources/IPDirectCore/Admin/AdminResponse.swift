@@ -1,0 +1,65 @@
+/// One response of the admin listener (or the proxy listener's `/proxy.pac`), rendered as HTTP/1.1.
+public struct AdminResponse: Sendable, Equatable {
+    public static let jsonType = "application/json"
+    public static let textType = "text/plain; charset=utf-8"
+
+    public var status: Int
+    public var contentType: String
+    public var body: String
+    /// Fields besides the framing ones, such as `Allow` on a 405.
+    public var extraFields: [(String, String)] = []
+
+    public init(status: Int, contentType: String, body: String, extraFields: [(String, String)] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.extraFields = extraFields
+    }
+
+    public static func == (lhs: AdminResponse, rhs: AdminResponse) -> Bool {
+        lhs.status == rhs.status && lhs.contentType == rhs.contentType && lhs.body == rhs.body
+            && lhs.extraFields.map { $0.0 + ":" + $0.1 } == rhs.extraFields.map { $0.0 + ":" + $0.1 }
+    }
+
+    public static func text(_ status: Int, _ body: String, extraFields: [(String, String)] = []) -> AdminResponse {
+        AdminResponse(status: status, contentType: textType, body: body + "\n", extraFields: extraFields)
+    }
+
+    public static func json(_ status: Int, _ body: String) -> AdminResponse {
+        AdminResponse(status: status, contentType: jsonType, body: body + "\n")
+    }
+
+    /// The answer for routes that need nothing from the daemon: errors and `/healthz`.
+    public static func immediate(for route: AdminRoute) -> AdminResponse? {
+        switch route {
+        case .health: return .text(200, "ok")
+        case .notFound(let path): return .text(404, "no admin endpoint at \(path)")
+        case .methodNotAllowed(let allowed): return .text(405, "method not allowed; use \(allowed)", extraFields: [("Allow", allowed)])
+        case .badRequest(let reason): return .text(400, reason)
+        case .metrics, .cacheDump, .cacheFlush, .resolve: return nil
+        }
+    }
+
+    /// Status line, fields and body; `headOnly` leaves the body out (a HEAD request, RFC 9110 §9.3.2)
+    /// but keeps its Content-Length.
+    public func bytes(close: Bool, headOnly: Bool) -> [UInt8] {
+        let bodyBytes = Array(body.utf8)
+        var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
+        head += "Content-Type: \(contentType)\r\n"
+        head += "Content-Length: \(bodyBytes.count)\r\n"
+        head += "Cache-Control: no-store\r\n"
+        for (name, value) in extraFields { head += "\(name): \(value)\r\n" }
+        if close { head += "Connection: close\r\n" }
+        head += "\r\n"
+        return Array(head.utf8) + (headOnly ? [] : bodyBytes)
+    }
+
+    /// The statuses only the admin side sends, then the ones errors share with the proxy.
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 405: return "Method Not Allowed"
+        default: return ProxyError.reasonPhrase(status)
+        }
+    }
+}

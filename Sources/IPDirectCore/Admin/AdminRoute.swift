@@ -1,0 +1,127 @@
+/// What an admin request asks for, decided from its method, path and query alone, so routing is
+/// tested without a socket. The admin listener then does the work a route names.
+public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
+    /// `GET /healthz`: the daemon is up.
+    case health
+    /// `GET /metrics`: Prometheus text.
+    case metrics
+    /// `GET /cache`: the resolver cache as JSON.
+    case cacheDump
+    /// `POST /cache/flush[?name=NAME]`: forget one name (both families) or everything.
+    case cacheFlush(name: String?)
+    /// `GET /resolve?name=NAME&type=A|AAAA`: resolve like the proxy does, answered in Google's JSON schema.
+    case resolve(name: String, family: AddressFamily)
+    /// A path the admin API does not have.
+    case notFound(path: String)
+    /// A path it has, asked with a method it does not take there; `allowed` goes in the `Allow` field.
+    case methodNotAllowed(allowed: String)
+    /// A known path with a query that cannot be served.
+    case badRequest(reason: String)
+
+    public var description: String {
+        switch self {
+        case .health: return "health"
+        case .metrics: return "metrics"
+        case .cacheDump: return "cache"
+        case .cacheFlush(let name): return "cache_flush name=\(name ?? "*")"
+        case .resolve(let name, let family): return "resolve name=\(name) type=\(family.recordTypeName)"
+        case .notFound(let path): return "not_found path=\(path)"
+        case .methodNotAllowed(let allowed): return "method_not_allowed allow=\(allowed)"
+        case .badRequest(let reason): return "bad_request reason=\"\(reason)\""
+        }
+    }
+
+    /// Routes a request; `target` is the origin-form target as received (`/resolve?name=a.test`).
+    /// GET routes take HEAD too (RFC 9110 §9.3.2).
+    public init(method: HTTPMethod, target: String) {
+        let (path, query) = Self.split(target)
+        let readOnly = method == .get || method == .head
+        switch path {
+        case "/healthz", "/metrics", "/cache", "/resolve":
+            guard readOnly else {
+                self = .methodNotAllowed(allowed: "GET, HEAD")
+                return
+            }
+        case "/cache/flush":
+            guard method == .post else {
+                self = .methodNotAllowed(allowed: "POST")
+                return
+            }
+        default:
+            self = .notFound(path: path)
+            return
+        }
+        switch path {
+        case "/healthz": self = .health
+        case "/metrics": self = .metrics
+        case "/cache": self = .cacheDump
+        case "/cache/flush":
+            if let name = query["name"] {
+                self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: '\(name)' is not a host name")
+            } else {
+                self = .cacheFlush(name: nil)
+            }
+        default:
+            self = Self.resolveRoute(query)
+        }
+    }
+
+    private static func resolveRoute(_ query: [String: String]) -> AdminRoute {
+        guard let rawName = query["name"] else { return .badRequest(reason: "name is required") }
+        guard let name = checkedName(rawName) else { return .badRequest(reason: "name: '\(rawName)' is not a host name") }
+        let family: AddressFamily
+        switch query["type"]?.uppercased() ?? "A" {
+        case "A", "1": family = .v4
+        case "AAAA", "28": family = .v6
+        case let other: return .badRequest(reason: "type: '\(other)' is not A or AAAA")
+        }
+        return .resolve(name: name, family: family)
+    }
+
+    /// The name lower-cased without a trailing dot, or nil when it is not a DNS host name (an IP
+    /// literal is allowed: it resolves to itself, as in a proxy request).
+    private static func checkedName(_ text: String) -> String? {
+        if IPAddress(text) != nil { return text }
+        guard case .success(let name) = HostName.normalize(text) else { return nil }
+        return name
+    }
+
+    /// Path and decoded query parameters; the first of a repeated parameter wins.
+    static func split(_ target: String) -> (path: String, query: [String: String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
+        var query: [String: String] = [:]
+        for pair in target[target.index(after: mark)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(parts[0])
+            if query[key] == nil { query[key] = parts.count > 1 ? percentDecoded(parts[1]) : "" }
+        }
+        return (String(target[..<mark]), query)
+    }
+
+    /// `%XX` escapes and `+` (form encoding) decoded; a broken escape is kept as written.
+    static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                      let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) {
+                bytes.append(high << 4 | low)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Writes JSON text for the admin API's answers (RFC 8259). Only what those answers need: objects,
+/// arrays, strings, integers and booleans, built by appending members in order.
+public struct JSONText: Sendable {
+    public private(set) var text = ""
+
+    public init() {}
+
+    /// A JSON string literal: quotes, backslash and control characters escaped (RFC 8259 §7).
+    public static func quoted(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{0}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// `{"a":1,"b":"x"}` from members already rendered as JSON values.
+    public static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// `[1,2]` from elements already rendered as JSON values.
+    public static func array(_ elements: [String]) -> String {
+        "[" + elements.joined(separator: ",") + "]"
+    }
+}

@@ -1,0 +1,50 @@
+/// The `[admin]` section: where the admin listener (`/healthz`, `/metrics`, `/cache`, `/resolve`)
+/// accepts requests. It has no authentication and can flush the cache, so it stays on loopback
+/// unless `allow_remote` says otherwise.
+public struct AdminSettings: Sendable, Equatable {
+    /// Addresses to serve the admin API on; empty turns the admin listener off.
+    public var listen: [SocketAddress] = [SocketAddress(ip: .v4(0x7F00_0001), port: 8081)]
+    /// Whether `listen` may name addresses other than loopback.
+    public var allowRemote = false
+
+    public init() {}
+}
+
+extension AdminSettings {
+    static let sectionName = "admin"
+    static let listenKey = "listen"
+
+    static var configKeys: [ConfigKey<AdminSettings>] {
+        [
+            ConfigKey(listenKey, \.listen, .list(of: .socketAddress, allowEmpty: true)),
+            ConfigKey("allow_remote", \.allowRemote, .boolean),
+        ]
+    }
+
+    /// The keys, then the rule spanning two of them: an address off loopback needs `allow_remote = true`.
+    static var section: ConfigSection {
+        let keyed = ConfigSection.keyed(sectionName, \.admin, keys: configKeys)
+        return ConfigSection(name: sectionName) { table, config in
+            var diagnostics = keyed.apply(table, &config)
+            let settings = config.admin
+            guard !settings.allowRemote, let line = table.entries.first(where: { $0.key == listenKey })?.line else {
+                return diagnostics
+            }
+            for address in settings.listen where !address.ip.isLoopbackAddress {
+                diagnostics.append(ConfigDiagnostic(
+                    line: line, message: "\(listenKey): \(address) is not a loopback address; the admin API has no authentication (set allow_remote = true to serve it there anyway)"))
+            }
+            return diagnostics
+        }
+    }
+}
+
+extension IPAddress {
+    /// 127.0.0.0/8 or ::1: reachable from this machine only.
+    var isLoopbackAddress: Bool {
+        switch self {
+        case .v4(let value): return value >> 24 == 0x7F
+        case .v6(let hi, let lo): return hi == 0 && lo == 1
+        }
+    }
+}

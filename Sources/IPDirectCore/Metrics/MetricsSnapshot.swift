@@ -1,0 +1,99 @@
+/// Everything `/metrics` reports, read at one moment: the workers' traffic added up and the shared
+/// resolver's counters. Rendering it is pure, so the page is tested without a daemon.
+public struct MetricsSnapshot: Sendable, Equatable {
+    public var traffic: TrafficMetrics
+    public var cache: ResolverCacheCounters
+    public var cacheEntries: Int
+    public var sources: SourceQueryCounters
+
+    public init(traffic: TrafficMetrics = TrafficMetrics(), cache: ResolverCacheCounters = ResolverCacheCounters(),
+                cacheEntries: Int = 0, sources: SourceQueryCounters = SourceQueryCounters()) {
+        self.traffic = traffic
+        self.cache = cache
+        self.cacheEntries = cacheEntries
+        self.sources = sources
+    }
+
+    /// Every metric name starts with this, so ipdirect's series never collide with another exporter's.
+    public static let prefix = "ipdirect_"
+
+    /// The page in Prometheus text format 0.0.4. Labelled families are sorted by label values so two
+    /// scrapes of the same state are byte-identical.
+    public var prometheusText: String {
+        var page = PrometheusText()
+        let p = Self.prefix
+        page.family(p + "build_info", .gauge, help: "Always 1; the version label says which ipdirect is running.")
+        page.sample(p + "build_info", labels: [("version", IPDirectVersion.string)], UInt64(1))
+
+        page.family(p + "requests_total", .counter,
+                    help: "Requests and tunnels finished, by method and the status sent (0: none was sent).")
+        for key in traffic.requests.keys.sorted(by: { ($0.method, $0.status) < ($1.method, $1.status) }) {
+            page.sample(p + "requests_total", labels: [("method", key.method), ("status", String(key.status))],
+                        traffic.requests[key] ?? 0)
+        }
+        page.family(p + "client_connections_total", .counter, help: "Client connections accepted.")
+        page.sample(p + "client_connections_total", traffic.connectionsAccepted)
+        page.family(p + "client_connections_active", .gauge, help: "Client connections open now.")
+        page.sample(p + "client_connections_active", traffic.connectionsActive)
+        page.family(p + "tunnels_total", .counter, help: "CONNECT tunnels and upgraded connections opened.")
+        page.sample(p + "tunnels_total", traffic.tunnelsOpened)
+        page.family(p + "tunnels_active", .gauge, help: "CONNECT tunnels and upgraded connections relaying now.")
+        page.sample(p + "tunnels_active", traffic.tunnelsActive)
+        page.family(p + "client_received_bytes_total", .counter,
+                    help: "Bytes received from clients, heads included, counted when each request or tunnel ends.")
+        page.sample(p + "client_received_bytes_total", traffic.bytesFromClients)
+        page.family(p + "client_sent_bytes_total", .counter,
+                    help: "Bytes sent to clients, heads included, counted when each request or tunnel ends.")
+        page.sample(p + "client_sent_bytes_total", traffic.bytesToClients)
+
+        labelledCounter(&page, p + "upstream_connect_failures_total", label: "reason", traffic.connectFailures,
+                        help: "Upstream connections that failed before TLS, by Proxy-Status error type.")
+        labelledCounter(&page, p + "upstream_tls_failures_total", label: "reason", traffic.tlsFailures,
+                        help: "TLS handshakes with upstreams that failed, by Proxy-Status error type.")
+
+        page.family(p + "resolver_queries_total", .counter, help: "Queries to resolver sources, by source and outcome.")
+        for source in sources.queries.keys.sorted() {
+            for outcome in SourceQueryOutcome.allCases {
+                guard let count = sources.queries[source]?[outcome] else { continue }
+                page.sample(p + "resolver_queries_total", labels: [("source", source), ("outcome", outcome.rawValue)], count)
+            }
+        }
+        page.family(p + "resolver_system_disagreements_total", .counter,
+                    help: "Names whose system DNS answer shared no address with HTTPDNS's (compare_system).")
+        page.sample(p + "resolver_system_disagreements_total", sources.systemDisagreements)
+        let cacheCounters: [(String, UInt64, String)] = [
+            ("hits", cache.hits, "Cache lookups answered within the TTL, negative answers included."),
+            ("misses", cache.misses, "Cache lookups that found nothing usable."),
+            ("stale_serves", cache.staleServes, "Answers served past their TTL (RFC 8767)."),
+            ("refreshes", cache.refreshes, "Background refreshes asked for."),
+            ("evictions", cache.evictions, "Entries dropped to stay within max_entries."),
+        ]
+        for (what, value, help) in cacheCounters {
+            page.family(p + "resolver_cache_\(what)_total", .counter, help: help)
+            page.sample(p + "resolver_cache_\(what)_total", value)
+        }
+        page.family(p + "resolver_cache_entries", .gauge, help: "Answers cached now, one per name and address family.")
+        page.sample(p + "resolver_cache_entries", Int64(cacheEntries))
+
+        let histograms: [(String, LatencyHistogram, String)] = [
+            ("resolve_duration_seconds", traffic.resolveDuration, "Time to resolve an upstream host, per request that resolved one."),
+            ("upstream_connect_duration_seconds", traffic.connectDuration,
+             "Time to connect to an upstream, TLS handshake included, per request that connected."),
+            ("upstream_first_byte_duration_seconds", traffic.firstByteDuration,
+             "Time from a request head to the response head (time to first byte)."),
+        ]
+        for (name, histogram, help) in histograms {
+            page.family(p + name, .histogram, help: help)
+            page.histogram(p + name, histogram)
+        }
+        return page.text
+    }
+
+    private func labelledCounter(_ page: inout PrometheusText, _ name: String, label: String,
+                                 _ values: [String: UInt64], help: String) {
+        page.family(name, .counter, help: help)
+        for key in values.keys.sorted() {
+            page.sample(name, labels: [(label, key)], values[key] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// What one worker's client connections did, as plain numbers: the worker updates its own copy behind
+/// an uncontended lock, and the admin listener adds the copies of all workers up for `/metrics`.
+public struct TrafficMetrics: Sendable, Equatable {
+    /// One series of `ipdirect_requests_total`: the method (bounded: extension methods are `other`)
+    /// and the status sent, 0 when the client got no status line (it left, or the relay broke first).
+    public struct RequestKey: Sendable, Hashable {
+        public var method: String
+        public var status: Int
+
+        public init(method: String, status: Int) {
+            self.method = method
+            self.status = status
+        }
+    }
+
+    /// Exchanges finished (requests answered, tunnels ended), by method and status.
+    public var requests: [RequestKey: UInt64] = [:]
+    public var connectionsAccepted: UInt64 = 0
+    /// Client connections open now.
+    public var connectionsActive: Int64 = 0
+    public var tunnelsOpened: UInt64 = 0
+    /// CONNECT tunnels and upgraded connections relaying now.
+    public var tunnelsActive: Int64 = 0
+    /// Bytes the clients sent and received, heads included, counted when each exchange ends.
+    public var bytesFromClients: UInt64 = 0
+    public var bytesToClients: UInt64 = 0
+    /// Upstream connections that failed before TLS, by RFC 9209 error type (`connection_refused`, ...).
+    public var connectFailures: [String: UInt64] = [:]
+    /// TLS handshakes with the upstream that failed, by RFC 9209 error type (`tls_certificate_error`, ...).
+    public var tlsFailures: [String: UInt64] = [:]
+    /// Time to resolve the upstream host, per exchange that resolved one (pooled connections do not).
+    public var resolveDuration = LatencyHistogram()
+    /// Time to connect to the upstream (TLS handshake included), per exchange that connected.
+    public var connectDuration = LatencyHistogram()
+    /// Time from the request head to the response head, per forwarded request that got one.
+    public var firstByteDuration = LatencyHistogram()
+
+    public init() {}
+
+    /// Counts one finished exchange.
+    public mutating func countExchange(method: String, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64) {
+        requests[RequestKey(method: method, status: status), default: 0] += 1
+        bytesFromClients += bytesFromClient
+        bytesToClients += bytesToClient
+    }
+
+    /// Counts an upstream connection that failed, as a TLS failure when the error type says so.
+    public mutating func countUpstreamFailure(_ kind: ProxyError.Kind) {
+        switch kind {
+        case .tlsProtocolError, .tlsCertificateError: tlsFailures[kind.rawValue, default: 0] += 1
+        default: connectFailures[kind.rawValue, default: 0] += 1
+        }
+    }
+
+    /// Adds another worker's numbers to these.
+    public mutating func add(_ other: TrafficMetrics) {
+        requests.merge(other.requests, uniquingKeysWith: +)
+        connectionsAccepted += other.connectionsAccepted
+        connectionsActive += other.connectionsActive
+        tunnelsOpened += other.tunnelsOpened
+        tunnelsActive += other.tunnelsActive
+        bytesFromClients += other.bytesFromClients
+        bytesToClients += other.bytesToClients
+        connectFailures.merge(other.connectFailures, uniquingKeysWith: +)
+        tlsFailures.merge(other.tlsFailures, uniquingKeysWith: +)
+        resolveDuration.add(other.resolveDuration)
+        connectDuration.add(other.connectDuration)
+        firstByteDuration.add(other.firstByteDuration)
+    }
+}

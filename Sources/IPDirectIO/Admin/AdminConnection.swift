@@ -1,0 +1,132 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One connection to the admin listener: strict HTTP/1.1 heads (the proxy's own parser), origin-form
+/// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn).
+final class AdminConnection {
+    /// An admin request is a request line and a few fields; anything larger is refused with 431.
+    static let limits = HTTPHeadLimits(maxHeadBytes: 8 * 1024, maxFieldCount: 64)
+    /// A connection idle this long (no request, or a response it does not read) is closed.
+    static let idleTimeoutSeconds = 30
+
+    unowned let server: AdminServer
+    let bev: OpaquePointer
+    let peer: String
+    /// The `/resolve` lookup in flight; later requests on this connection wait for it.
+    private var pending: ResolveHandle?
+    private var closeAfterWrite = false
+    private var closed = false
+
+    init(server: AdminServer, bev: OpaquePointer, peer: String) {
+        self.server = server
+        self.bev = bev
+        self.peer = peer
+    }
+
+    private var input: OpaquePointer { bufferevent_get_input(bev) }
+    private var output: OpaquePointer { bufferevent_get_output(bev) }
+
+    func start() {
+        bufferevent_setcb(bev, BufferEventCallbacks.adminRead, BufferEventCallbacks.adminWrite,
+                          BufferEventCallbacks.adminEvent, Unmanaged.passUnretained(self).toOpaque())
+        var idle = timeval(tv_sec: AdminConnection.idleTimeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bev, &idle, &idle)
+        bufferevent_enable(bev, Int16(EV_READ))
+    }
+
+    func didRead() {
+        serveBuffered()
+    }
+
+    func didDrain() {
+        if closeAfterWrite { close() }
+    }
+
+    func didReceive(events: Int16) {
+        let cleanEOF = events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) == 0
+        // A client that half-closes after its request still gets the answer.
+        if cleanEOF && (pending != nil || evbuffer_get_length(output) > 0) {
+            closeAfterWrite = true
+            bufferevent_disable(bev, Int16(EV_READ))
+            return
+        }
+        close()
+    }
+
+    /// Answers the buffered requests in order until one has to wait for the resolver.
+    private func serveBuffered() {
+        while !closed, !closeAfterWrite, pending == nil {
+            let length = evbuffer_get_length(input)
+            guard length > 0 else { return }
+            let peek = min(length, AdminConnection.limits.maxHeadBytes + 1)
+            guard let start = evbuffer_pullup(input, peek) else { return }
+            let bytes = UnsafeRawBufferPointer(start: start, count: peek)
+            switch RequestHeadParser.parse(bytes, limits: AdminConnection.limits) {
+            case .incomplete:
+                return
+            case .invalid(let failure):
+                return send(.text(failure.status, failure.reason), method: "-", target: "-", keepAlive: false, headOnly: false)
+            case .complete(let head):
+                let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
+                guard case .origin(let range) = head.target else {
+                    evbuffer_drain(input, head.headLength)
+                    return send(.text(400, "admin requests use origin-form targets such as /metrics"),
+                                method: method, target: "\(head.target)", keepAlive: false, headOnly: false)
+                }
+                let target = String(decoding: bytes[range], as: UTF8.self)
+                evbuffer_drain(input, head.headLength)
+                switch head.framing {
+                case .none, .contentLength(0): break
+                case .contentLength, .chunked:
+                    return send(.text(400, "admin requests take no body"), method: method, target: target,
+                                keepAlive: false, headOnly: false)
+                }
+                answer(AdminRoute(method: head.method, target: target), method: method, target: target,
+                       keepAlive: head.keepAlive, headOnly: head.method == .head)
+            }
+        }
+    }
+
+    private func answer(_ route: AdminRoute, method: String, target: String, keepAlive: Bool, headOnly: Bool) {
+        if let response = AdminResponse.immediate(for: route) ?? server.response(to: route) {
+            return send(response, method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+        }
+        guard case .resolve(let name, let family) = route else { return }
+        let lookup = server.resolver.resolve(name) { [weak self] result in
+            guard let self, !closed else { return }
+            pending = nil
+            send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
+                 method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+            serveBuffered()
+        }
+        switch lookup {
+        case .done(let result):
+            send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
+                 method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+        case .pending(let handle):
+            if !handle.isFinished { pending = handle }
+        }
+    }
+
+    private func send(_ response: AdminResponse, method: String, target: String, keepAlive: Bool, headOnly: Bool) {
+        Logger.debug("event=admin_request client=\(peer) method=\(method) target=\(target) status=\(response.status)")
+        let bytes = response.bytes(close: !keepAlive, headOnly: headOnly)
+        _ = bytes.withUnsafeBytes { evbuffer_add(output, $0.baseAddress, $0.count) }
+        if !keepAlive {
+            closeAfterWrite = true
+            bufferevent_disable(bev, Int16(EV_READ))
+        }
+    }
+
+    /// Frees the connection now; idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        pending?.cancel()
+        pending = nil
+        bufferevent_setcb(bev, nil, nil, nil, nil)
+        bufferevent_free(bev)
+        server.connectionEnded(self)
+    }
+}

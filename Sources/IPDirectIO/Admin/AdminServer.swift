@@ -1,0 +1,116 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// The admin listener (`[admin] listen`): `/healthz`, `/metrics`, `/cache`, `/cache/flush` and
+/// `/resolve`, on an event loop and thread of its own, so a slow scrape or a `/resolve` waiting for a
+/// provider never holds up a worker. It reads the workers' metrics cells and the resolver's state, each
+/// under its own lock, and resolves through the same cache and sources as the proxy.
+///
+/// `@unchecked Sendable`: everything but `start`/`stop` runs on the admin thread once `start` has run.
+final class AdminServer: @unchecked Sendable {
+    /// Admin connections open at once; more are closed on accept. Scrapers and operators need a handful.
+    static let maxConnections = 64
+
+    let base = EventBase()
+    let resolver: ResolverChain
+    private let mailbox: LoopMailbox
+    private let sockets: [ListeningSocket]
+    private let registry: MetricsRegistry
+    private let service: ResolverService
+    private var listeners: [OpaquePointer] = []
+    private var connections: [ObjectIdentifier: AdminConnection] = [:]
+    private var thread: pthread_t?
+
+    init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
+         resolverService: ResolverService) throws(StartupError) {
+        self.sockets = sockets
+        self.registry = registry
+        service = resolverService
+        mailbox = try LoopMailbox(base: base)
+        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for socket in sockets {
+            // backlog 0: the socket is already listening.
+            guard let listener = evconnlistener_new(base.raw, AdminServer.accepted, context,
+                                                    UInt32(LEV_OPT_CLOSE_ON_EXEC), 0, socket.fd) else {
+                throw StartupError("cannot watch admin listener \(socket.address)")
+            }
+            listeners.append(listener)
+        }
+    }
+
+    deinit {
+        for listener in listeners { evconnlistener_free(listener) }
+    }
+
+    /// Starts the admin thread; nothing to do when no address is configured.
+    func start() {
+        guard !sockets.isEmpty else { return }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let server = Unmanaged<AdminServer>.fromOpaque(context!).takeRetainedValue()
+            server.base.dispatch()
+            for connection in Array(server.connections.values) { connection.close() }
+            return nil
+        }, context)
+        self.thread = thread
+        Logger.info("event=admin_listening listen=\(sockets.map(\.address.description).joined(separator: ","))")
+    }
+
+    /// Stops the admin thread and waits for it; its open connections are closed.
+    func stop() {
+        guard let thread else { return }
+        mailbox.post { [base] in base.loopBreak() }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    private static let accepted: evconnlistener_cb = { _, fd, address, _, context in
+        Unmanaged<AdminServer>.fromOpaque(context!).takeUnretainedValue().accept(fd: fd, address: address)
+    }
+
+    private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
+        let peer = address.flatMap { SocketAddress(sockaddr: $0) }?.description ?? "-"
+        guard connections.count < AdminServer.maxConnections else {
+            Logger.warning("event=admin_connection_refused client=\(peer) reason=too_many_connections limit=\(AdminServer.maxConnections)")
+            Glibc.close(fd)
+            return
+        }
+        guard let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            Glibc.close(fd)
+            return
+        }
+        let connection = AdminConnection(server: self, bev: bev, peer: peer)
+        connections[ObjectIdentifier(connection)] = connection
+        connection.start()
+    }
+
+    func connectionEnded(_ connection: AdminConnection) {
+        connections.removeValue(forKey: ObjectIdentifier(connection))
+    }
+
+    /// The answer for the routes served from what is in memory now; nil for `/resolve`, which may wait.
+    func response(to route: AdminRoute) -> AdminResponse? {
+        switch route {
+        case .metrics:
+            return AdminResponse(status: 200, contentType: PrometheusText.contentType,
+                                 body: registry.snapshot().prometheusText)
+        case .cacheDump:
+            let now = ResolverService.nowMillis()
+            let rows = service.state.withLock { $0.cache.snapshot(now: now) }
+            return .json(200, AdminJSON.cacheDump(rows))
+        case .cacheFlush(let name):
+            let flushed = service.state.withLock { state in
+                let before = state.cache.count
+                if let name { state.cache.remove(name) } else { state.cache.removeAll() }
+                return before - state.cache.count
+            }
+            Logger.info("event=cache_flushed name=\(name ?? "*") entries=\(flushed)")
+            return .json(200, AdminJSON.flushed(flushed))
+        case .health, .resolve, .notFound, .methodNotAllowed, .badRequest:
+            return nil
+        }
+    }
+}

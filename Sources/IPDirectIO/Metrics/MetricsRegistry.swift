@@ -1,0 +1,21 @@
+import IPDirectCore
+
+/// Where `/metrics` reads from: every worker's traffic cell and the shared resolver's counters.
+final class MetricsRegistry: Sendable {
+    private let workers: [TrafficMetricsCell]
+    private let resolver: ResolverService
+
+    init(workers: [TrafficMetricsCell], resolver: ResolverService) {
+        self.workers = workers
+        self.resolver = resolver
+    }
+
+    /// Adds the workers up, one lock at a time; the figures of different workers may be a few
+    /// microseconds apart, which no scraper can tell.
+    func snapshot() -> MetricsSnapshot {
+        var traffic = TrafficMetrics()
+        for cell in workers { traffic.add(cell.snapshot) }
+        let (cache, entries, sources) = resolver.state.withLock { ($0.cache.counters, $0.cache.count, $0.sources) }
+        return MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources)
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import IPDirectCore
+
+/// Which admin endpoint a request reaches, decided from method and target alone.
+@Suite struct AdminRouteTests {
+    @Test(arguments: [
+        (HTTPMethod.get, "/healthz", AdminRoute.health),
+        (.head, "/healthz", .health),
+        (.get, "/metrics", .metrics),
+        (.get, "/cache", .cacheDump),
+        (.post, "/cache/flush", .cacheFlush(name: nil)),
+        (.post, "/cache/flush?name=Example.COM.", .cacheFlush(name: "example.com")),
+        (.get, "/resolve?name=a.test&type=AAAA", .resolve(name: "a.test", family: .v6)),
+        (.get, "/resolve?name=a.test&type=aaaa", .resolve(name: "a.test", family: .v6)),
+        (.get, "/resolve?name=a.test&type=28", .resolve(name: "a.test", family: .v6)),
+        (.get, "/resolve?name=a.test&type=1", .resolve(name: "a.test", family: .v4)),
+        (.get, "/resolve?name=a.test", .resolve(name: "a.test", family: .v4)),
+        (.get, "/resolve?type=A&name=a%2Etest", .resolve(name: "a.test", family: .v4)),
+        (.get, "/resolve?name=192.0.2.1", .resolve(name: "192.0.2.1", family: .v4)),
+        (.get, "/resolve?name=a.test&type=MX", .badRequest(reason: "type: 'MX' is not A or AAAA")),
+        (.get, "/resolve", .badRequest(reason: "name is required")),
+        (.get, "/resolve?name=bad_name!", .badRequest(reason: "name: 'bad_name!' is not a host name")),
+        (.post, "/cache/flush?name=a%20b", .badRequest(reason: "name: 'a b' is not a host name")),
+        (.post, "/metrics", .methodNotAllowed(allowed: "GET, HEAD")),
+        (.delete, "/cache", .methodNotAllowed(allowed: "GET, HEAD")),
+        (.get, "/cache/flush", .methodNotAllowed(allowed: "POST")),
+        (.get, "/", .notFound(path: "/")),
+        (.get, "/metrics/", .notFound(path: "/metrics/")),
+        (.post, "/nope?x=1", .notFound(path: "/nope")),
+    ] as [(HTTPMethod, String, AdminRoute)])
+    func routesRequests(method: HTTPMethod, target: String, route: AdminRoute) {
+        #expect(AdminRoute(method: method, target: target) == route)
+    }
+
+    @Test func decodesPercentEscapesAndPlusButKeepsBrokenEscapes() {
+        #expect(AdminRoute.percentDecoded("a%41+b%zz%4") == "aA b%zz%4")
+    }
+
+    @Test func immediateAnswersCarryTheirStatusAndAllowField() {
+        #expect(AdminResponse.immediate(for: .health)?.status == 200)
+        #expect(AdminResponse.immediate(for: .notFound(path: "/x"))?.status == 404)
+        let notAllowed = AdminResponse.immediate(for: .methodNotAllowed(allowed: "POST"))
+        #expect(notAllowed?.status == 405)
+        #expect(notAllowed?.extraFields.first?.0 == "Allow")
+        #expect(notAllowed?.extraFields.first?.1 == "POST")
+        #expect(AdminResponse.immediate(for: .metrics) == nil)
+    }
+
+    @Test func headResponsesKeepTheLengthButNotTheBody() {
+        let response = AdminResponse.text(200, "ok")
+        let head = String(decoding: response.bytes(close: true, headOnly: true), as: UTF8.self)
+        #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
+        let full = String(decoding: response.bytes(close: false, headOnly: false), as: UTF8.self)
+        #expect(full.hasSuffix("Cache-Control: no-store\r\n\r\nok\n"))
+    }
+}

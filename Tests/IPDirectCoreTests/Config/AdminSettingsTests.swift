@@ -1,0 +1,40 @@
+import Testing
+@testable import IPDirectCore
+
+/// The `[admin]` section: loopback by default, remote addresses only when asked for.
+@Suite struct AdminSettingsTests {
+    static func diagnostics(_ text: String) -> [String] {
+        guard case .failure(let error) = Config.parse(text) else { return [] }
+        return error.diagnostics.map(\.message)
+    }
+
+    @Test func listensOnLoopbackByDefault() {
+        #expect(Config.defaults.admin.listen.map(\.description) == ["127.0.0.1:8081"])
+        #expect(Config.defaults.admin.allowRemote == false)
+    }
+
+    @Test func anEmptyListTurnsTheListenerOff() throws {
+        #expect(try Config.parse("[admin]\nlisten = []\n").get().admin.listen.isEmpty)
+    }
+
+    @Test func acceptsLoopbackAddressesOfBothFamilies() throws {
+        let admin = try Config.parse("[admin]\nlisten = [\"127.0.0.2:9000\", \"[::1]:9001\"]\n").get().admin
+        #expect(admin.listen.map(\.description) == ["127.0.0.2:9000", "[::1]:9001"])
+    }
+
+    @Test func refusesAddressesOffLoopbackUnlessRemoteIsAllowed() throws {
+        let messages = Self.diagnostics("[admin]\nlisten = [\"0.0.0.0:8081\", \"127.0.0.1:8082\", \"[::]:8083\"]\n")
+        #expect(messages.count == 2)
+        #expect(messages.first?.hasPrefix("listen: 0.0.0.0:8081 is not a loopback address") == true)
+        let allowed = try Config.parse("[admin]\nlisten = [\"0.0.0.0:8081\"]\nallow_remote = true\n").get().admin
+        #expect(allowed.listen.map(\.description) == ["0.0.0.0:8081"])
+    }
+
+    @Test func reportsTheLineOfTheListenKey() throws {
+        guard case .failure(let error) = Config.parse("[admin]\nallow_remote = false\nlisten = [\"192.0.2.1:80\"]\n") else {
+            Issue.record("a public admin address was accepted")
+            return
+        }
+        #expect(error.diagnostics.map(\.line) == [3])
+    }
+}
