@@ -338,3 +338,43 @@ def test_unit_files_pass_systemd_analyze_verify(tmp_path, repo_root):
                  "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX", "\nCapabilityBoundingSet=\n",
                  "StateDirectory=ipdirect", "LimitNOFILE="):
         assert line in service, f"ipdirect.service lacks {line.strip()}"
+
+
+def test_sighup_applies_resolver_changes_and_keeps_the_cache(service_ipdirect, notify_socket, network, httpdns_stub):
+    """A reload takes new [resolver] settings (here: the provider is renamed and min_ttl raised) for new
+    lookups, while answers cached before it are still served from the cache without a new query."""
+    from harness.resolver_config import HttpdnsProvider, httpdns_sections
+
+    cached_name, new_name = "before.reload.test", "after.reload.test"
+    for name in (cached_name, new_name):
+        httpdns_stub.set_record(name, a=[LOOPBACK], ttl=300)
+    provider = HttpdnsProvider(name="first", format="json", url=httpdns_stub.url("json-google"))
+    proxy = service_ipdirect(ConfigAdditions(
+        proxy_keys={"upstream_max_idle_per_host": 0},
+        resolver_keys={"order": ["hosts", "httpdns"]},
+        sections=httpdns_sections(provider),
+        environment={"NOTIFY_SOCKET": notify_socket.environment_value}))
+    notify_socket.wait_for("READY")
+
+    def get(name: str) -> None:
+        response = through(proxy).get(network.plain_url("/echo", name), timeout=10, headers={"Connection": "close"})
+        assert response.status_code == 200, response.text
+
+    get(cached_name)
+    proxy.wait_for_access_log(f" target={network.plain_authority(cached_name)} ", " source=first ")
+    assert httpdns_stub.count(name=cached_name, rtype="A") == 1
+
+    renamed = proxy.config_path.read_text().replace('name = "first"', 'name = "second"')
+    assert 'name = "second"' in renamed
+    proxy.config_path.write_text(renamed.replace('[resolver]\n', '[resolver]\nmin_ttl = 120\n', 1))
+    proxy.mark_logs()
+    sighup_and_wait(proxy, notify_socket)
+    log = proxy.process.stderr_text()
+    assert "event=reload_needs_restart" not in log and "event=reload_resolver_refused" not in log, log[-3000:]
+
+    get(cached_name)
+    proxy.wait_for_access_log(f" target={network.plain_authority(cached_name)} ", " source=cache:first ")
+    assert httpdns_stub.count(name=cached_name, rtype="A") == 1
+    get(new_name)
+    proxy.wait_for_access_log(f" target={network.plain_authority(new_name)} ", " source=second ")
+    assert httpdns_stub.count(name=new_name, rtype="A") == 1

@@ -13,7 +13,7 @@ public struct ResolverCache: Sendable {
     public static let refreshRetryMillis: Int64 = 10_000
     private static let percent: Int64 = 100
 
-    public let settings: ResolverCacheSettings
+    public private(set) var settings: ResolverCacheSettings
     public private(set) var counters = ResolverCacheCounters()
     private var entries: LRUStore<ResolverCacheKey, CachedAnswer>
 
@@ -115,6 +115,19 @@ public struct ResolverCache: Sendable {
         var answer = CachedAnswer(addresses: [], source: source, fetchedAt: now, ttl: settings.negativeTTL)
         answer.nameDoesNotExist = nameDoesNotExist
         store(answer, for: ResolverCacheKey(name: name, family: family))
+    }
+
+    /// Takes new settings (a reload), keeping every entry that fits the new `maxEntries`, most recently used
+    /// first, and the counters. Answers already cached keep the TTL they were given; the new limits apply
+    /// to answers cached from now on.
+    public mutating func resettle(_ newSettings: ResolverCacheSettings) {
+        guard newSettings != settings else { return }
+        let kept = entries.entriesByRecency
+        settings = newSettings
+        entries = LRUStore(capacity: newSettings.maxEntries)
+        for (key, answer) in kept.prefix(newSettings.maxEntries).reversed() {
+            _ = entries.set(key, answer)
+        }
     }
 
     /// Forgets both families of `name`.

@@ -20,7 +20,6 @@ extension Server {
          { $0.proxy.upstreamIdleTimeoutMs = $1.proxy.upstreamIdleTimeoutMs }),
         ("proxy.upstream_max_idle_per_host", { $0.proxy.upstreamMaxIdlePerHost != $1.proxy.upstreamMaxIdlePerHost },
          { $0.proxy.upstreamMaxIdlePerHost = $1.proxy.upstreamMaxIdlePerHost }),
-        ("resolver", { $0.resolver != $1.resolver }, { $0.resolver = $1.resolver }),
     ]}
 
     var readyStatus: String {
@@ -49,7 +48,17 @@ extension Server {
             Logger.warning("event=reload_needs_restart key=\(setting.key) note=\"changed in the file; the running value stays until a restart\"")
             setting.keep(&next, config)
         }
-        let applied = Countdown(workers.count)
+        let applied = Countdown(workers.count + 1)
+        if next.resolver != config.resolver || next.access != config.access || next.tls != config.tls {
+            resolver.apply(next) { refusal in
+                if let refusal {
+                    Logger.error("event=reload_resolver_refused reason=\"\(refusal)\" note=\"the running [resolver] settings stay in force\"")
+                }
+                applied.arrive()
+            }
+        } else {
+            applied.arrive()
+        }
         for worker in workers {
             worker.mailbox.post { [next] in
                 worker.apply(next)
@@ -58,6 +67,6 @@ extension Server {
         }
         let complete = wait(for: applied, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
         config = next
-        Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
+        Logger.info("event=reloaded file=\(configPath) loops_applied=\(workers.count + 1 - applied.left) complete=\(complete)")
     }
 }

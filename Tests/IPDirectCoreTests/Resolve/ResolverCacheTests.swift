@@ -256,3 +256,24 @@ extension CacheLookup {
         guard case .refreshDue = cache.lookup("a.test", family: .v4, now: 80_000) else { Issue.record("lookup"); return }
     }
 }
+
+@Suite struct ResolverCacheResettleTests {
+    @Test func newSettingsKeepTheMostRecentEntriesThatFitAndTheCounters() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(maxEntries: 3))
+        for (index, name) in ["a.test", "b.test", "c.test"].enumerated() {
+            cache.insert([IPAddress("192.0.2.\(index + 1)")!], ttl: 300, for: name, family: .v4, source: "p", now: 0)
+        }
+        _ = cache.lookup("a.test", family: .v4, now: 1)
+        cache.resettle(ResolverCacheSettings(minTTL: 60, maxEntries: 2))
+        #expect(cache.settings.maxEntries == 2 && cache.settings.minTTL == 60)
+        #expect(cache.count == 2)
+        // a.test was used last, c.test inserted last; b.test was the least recently used.
+        #expect(cache.peek("a.test", family: .v4, now: 2)?.addresses == [IPAddress("192.0.2.1")!])
+        #expect(cache.peek("c.test", family: .v4, now: 2) != nil)
+        #expect(cache.peek("b.test", family: .v4, now: 2) == nil)
+        #expect(cache.counters.hits == 1)
+        // The new limits apply to answers cached from now on.
+        cache.insert([IPAddress("192.0.2.9")!], ttl: 1, for: "d.test", family: .v4, source: "p", now: 2)
+        #expect(cache.peek("d.test", family: .v4, now: 2)?.ttl == 60)
+    }
+}

@@ -67,14 +67,24 @@ final class ResolverEngine {
         }
     }
 
-    /// Runs on the resolver thread as it stops: no more queries, the cache file written one last time.
-    func shutdown() {
+    /// Runs on the resolver thread as it stops: no more queries, the cache file written one last time
+    /// (unless a newer engine owns it).
+    func shutdown(writingCache: Bool = true) {
         isStopping = true
+        retire()
+        for provider in providers { provider.close() }
+        if writingCache { writeCache() }
+    }
+
+    /// A reload replaced this engine: its timers stop, the queries it runs finish (see `isBusy`).
+    func retire() {
         cacheWriteTimer?.cancel()
         for timer in keepWarm.values { timer.cancel() }
-        for provider in providers { provider.close() }
-        writeCache()
+        keepWarm.removeAll()
     }
+
+    /// Queries are running; a retired engine must live until they end.
+    var isBusy: Bool { flights.runningCount > 0 }
 
     /// Resolves `name` for `waiter`, or in the background when there is none (a refresh, preresolve).
     /// A query already running for the name is joined, never repeated.
@@ -207,8 +217,9 @@ final class ResolverEngine {
         case .answered(let answer, let source):
             result = store(answer, source: source, name: name, now: now)
             if case .httpdns = source, let comparison, !answer.isNegative {
-                comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [unowned self] in
-                    service.state.withLock { $0.sources.systemDisagreements += 1 }
+                // The service, not this engine: a reload may have let the engine go before the system answers.
+                comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [service] in
+                    service?.state.withLock { $0.sources.systemDisagreements += 1 }
                 }
             }
         case .failed(let reasons, let timedOut):
@@ -232,6 +243,7 @@ final class ResolverEngine {
         for waiter in waiters {
             waiter.answer(result)
         }
+        service.engineMayBeIdle(self)
     }
 
     private func store(_ answer: NameAnswer, source: ResolutionSource, name: String,

@@ -20,7 +20,11 @@ final class ResolverService: @unchecked Sendable {
     let state: Mutex<ResolverState>
     private let base: EventBase
     private let mailbox: LoopMailbox
-    private let engine: ResolverEngine
+    /// Replaced by a reload; read and written on the resolver thread only (jobs name it when they run).
+    private var engine: ResolverEngine
+    /// Engines a reload replaced, kept until the queries they were running have ended.
+    private var retired: [ResolverEngine] = []
+    private let cacheStore: CacheFileStore?
     private var thread: pthread_t?
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
@@ -31,6 +35,7 @@ final class ResolverService: @unchecked Sendable {
         base = EventBase()
         mailbox = try LoopMailbox(base: base)
         let store = settings.cacheFile.map { CacheFileStore(path: $0, writable: persistCache) }
+        cacheStore = store
         engine = try ResolverEngine(base: base, config: config, cacheStore: store)
         engine.service = self
         if let store {
@@ -49,23 +54,54 @@ final class ResolverService: @unchecked Sendable {
             return nil
         }, context)
         self.thread = thread
-        let engine = self.engine
-        mailbox.post { engine.start(warm: warm) }
+        mailbox.post { [self] in engine.start(warm: warm) }
     }
 
     /// Stops the resolver thread, then writes the cache file one last time.
     func stop() {
         guard let thread else { return }
-        let engine = self.engine
-        let base = self.base
-        mailbox.post {
+        mailbox.post { [self] in
             engine.shutdown()
+            for old in retired { old.shutdown(writingCache: false) }
+            retired.removeAll()
             base.loopBreak()
         }
         pthread_join(thread, nil)
         self.thread = nil
         let (cache, sources, entries) = state.withLock { ($0.cache.counters, $0.sources, $0.cache.count) }
         Logger.info("event=resolver_counters entries=\(entries) cache=[\(cache)] queries=[\(sources)]")
+    }
+
+    /// Thread-safe: applies a reloaded configuration's `[resolver]`, `[access]` and `[tls]` on the resolver
+    /// thread. New lookups go to an engine built from it; queries already running finish on the old one;
+    /// the cache and its entries stay (resized to `max_entries`, TTL limits applied to new answers).
+    /// `completion` runs on the resolver thread with nil, or the reason the new settings were refused (the
+    /// old ones then stay).
+    func apply(_ config: Config, completion: @escaping @Sendable (String?) -> Void) {
+        mailbox.post { [self] in
+            let replacement: ResolverEngine
+            do {
+                replacement = try ResolverEngine(base: base, config: config, cacheStore: cacheStore)
+            } catch {
+                return completion("\(error)")
+            }
+            replacement.service = self
+            state.withLock { $0.cache.resettle(config.resolver.cache) }
+            let old = engine
+            engine = replacement
+            old.retire()
+            retired.append(old)
+            engineMayBeIdle(old)
+            replacement.start(warm: true)
+            completion(nil)
+        }
+    }
+
+    /// Called by a retired engine as its queries end: once none runs, it is closed and let go.
+    func engineMayBeIdle(_ old: ResolverEngine) {
+        guard old !== engine, !old.isBusy, let index = retired.firstIndex(where: { $0 === old }) else { return }
+        retired.remove(at: index)
+        old.shutdown(writingCache: false)
     }
 
     /// Called on a worker thread: a cached answer comes back at once (with a background refresh started
@@ -79,17 +115,16 @@ final class ResolverService: @unchecked Sendable {
             CachedName(v4: state.cache.lookup(name, family: .v4, now: now),
                        v6: state.cache.lookup(name, family: .v6, now: now), now: now)
         }
-        let engine = self.engine
         switch cached {
         case .addresses(let resolution, let refresh):
-            if refresh { mailbox.post { engine.resolve(name, waiter: nil) } }
+            if refresh { mailbox.post { [self] in engine.resolve(name, waiter: nil) } }
             return .done(.success(resolution))
         case .negative(let source, let nameDoesNotExist):
             return .done(.failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist)))
         case .miss:
             let pending = PendingLookup(completion: completion)
             let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
-            mailbox.post { engine.resolve(name, waiter: waiter) }
+            mailbox.post { [self] in engine.resolve(name, waiter: waiter) }
             return .pending(pending)
         }
     }
