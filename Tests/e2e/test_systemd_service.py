@@ -378,3 +378,35 @@ def test_sighup_applies_resolver_changes_and_keeps_the_cache(service_ipdirect, n
     get(new_name)
     proxy.wait_for_access_log(f" target={network.plain_authority(new_name)} ", " source=second ")
     assert httpdns_stub.count(name=new_name, rtype="A") == 1
+
+
+def test_a_refused_resolver_reload_keeps_the_running_resolver_everywhere_and_is_retried(
+        service_ipdirect, notify_socket, network, httpdns_stub, tmp_path):
+    """A new [resolver] that cannot start (its secret file is missing) is refused as a whole: the workers keep
+    the running `order` too. Once the file exists, the next SIGHUP applies it."""
+    from harness.resolver_config import HttpdnsProvider, httpdns_sections
+
+    pinned = "pinned.reload.test"
+    proxy = service_ipdirect(ConfigAdditions(
+        proxy_keys={"upstream_max_idle_per_host": 0},
+        resolver_keys={"order": ["hosts", "httpdns"]},
+        sections=httpdns_sections(HttpdnsProvider(name="plain", format="json", url=httpdns_stub.url("json-google"))),
+        environment={"NOTIFY_SOCKET": notify_socket.environment_value}))
+    notify_socket.wait_for("READY")
+    with_pin = with_host_entry(proxy.config_path.read_text(), pinned)
+    secret = tmp_path / "aliyun-secret"
+    signed = HttpdnsProvider(name="signed", format="aliyun", url=httpdns_stub.address_url("aliyun"),
+                             account_id="100001", secret_file=secret)
+    # `hosts` left out of the new order: if the workers took it, the pinned name would stop resolving.
+    refused = with_pin.replace('order = ["hosts", "httpdns"]', 'order = ["httpdns"]')
+    refused = refused[:refused.index("[[resolver.httpdns]]")] + httpdns_sections(signed)
+    proxy.config_path.write_text(refused)
+    sighup_and_wait(proxy, notify_socket)
+    assert "event=reload_resolver_refused" in proxy.process.stderr_text()
+    assert through(proxy).get(network.plain_url(name=pinned), timeout=10).status_code == 200
+
+    secret.write_text("ALIYUN_SECRET_PLACEHOLDER")
+    proxy.mark_logs()
+    sighup_and_wait(proxy, notify_socket)
+    assert "event=reload_resolver_refused" not in proxy.stderr_since_mark()
+    assert through(proxy).get(network.plain_url(name=pinned), timeout=10).status_code == 502

@@ -13,7 +13,8 @@ final class AdminServer: @unchecked Sendable {
     static let maxConnections = 64
 
     let base = EventBase()
-    let resolver: ResolverChain
+    /// Replaced on the admin thread by `apply`, so `/resolve` follows reloads as the proxy does.
+    private(set) var resolver: ResolverChain
     private let mailbox: LoopMailbox
     private let sockets: [ListeningSocket]
     private let registry: MetricsRegistry
@@ -45,6 +46,13 @@ final class AdminServer: @unchecked Sendable {
     }
 
     /// Starts the admin thread; nothing to do when no address is configured.
+    /// Thread-safe: a reload's `[hosts]` and `[resolver] order` for `/resolve`, taken on the admin thread.
+    func apply(_ config: Config) {
+        mailbox.post { [self] in
+            resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: service, mailbox: mailbox)
+        }
+    }
+
     func start() {
         guard !sockets.isEmpty else { return }
         let context = Unmanaged.passRetained(self).toOpaque()

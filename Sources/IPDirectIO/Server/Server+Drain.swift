@@ -59,7 +59,8 @@ extension Server {
                 stopSignalsReceived += 1
                 return false
             case .reload?:
-                Logger.warning("event=reload_ignored reason=\"busy draining or reloading\"")
+                // Never lost: the file may have changed again since this reload read it.
+                reloadsPending += 1
             case nil:
                 break
             }

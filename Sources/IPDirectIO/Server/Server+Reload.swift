@@ -1,4 +1,5 @@
 import IPDirectCore
+import Synchronization
 
 /// SIGHUP: read the file again and, when it is valid, hand it to every worker loop. Listeners stay open
 /// throughout, so no client is refused; requests and tunnels in flight are untouched; the resolver and its
@@ -48,17 +49,23 @@ extension Server {
             Logger.warning("event=reload_needs_restart key=\(setting.key) note=\"changed in the file; the running value stays until a restart\"")
             setting.keep(&next, config)
         }
-        let applied = Countdown(workers.count + 1)
         if next.resolver != config.resolver || next.access != config.access || next.tls != config.tls {
-            resolver.apply(next) { refusal in
-                if let refusal {
-                    Logger.error("event=reload_resolver_refused reason=\"\(refusal)\" note=\"the running [resolver] settings stay in force\"")
-                }
-                applied.arrive()
+            // The resolver first: when it refuses the new [resolver], everyone keeps the running one, so the
+            // workers' chains and the resolver never disagree, and a later SIGHUP retries it.
+            let resolved = Countdown(1)
+            let refusal = Mutex<String?>(nil)
+            resolver.apply(next) { reason in
+                refusal.withLock { $0 = reason }
+                resolved.arrive()
             }
-        } else {
-            applied.arrive()
+            let answered = wait(for: resolved, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
+            if let reason = refusal.withLock({ $0 }) ?? (answered ? nil : "the resolver thread did not answer in time") {
+                Logger.error("event=reload_resolver_refused reason=\"\(reason)\" note=\"the running [resolver] settings stay in force\"")
+                next.resolver = config.resolver
+            }
         }
+        admin.apply(next)
+        let applied = Countdown(workers.count)
         for worker in workers {
             worker.mailbox.post { [next] in
                 worker.apply(next)
@@ -67,6 +74,6 @@ extension Server {
         }
         let complete = wait(for: applied, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
         config = next
-        Logger.info("event=reloaded file=\(configPath) loops_applied=\(workers.count + 1 - applied.left) complete=\(complete)")
+        Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
     }
 }

@@ -11,6 +11,8 @@ public final class Server {
     let configPath: String?
     /// SIGTERM/SIGINT taken while the main thread waited for the loops (during a reload or a drain).
     var stopSignalsReceived = 0
+    /// SIGHUPs taken while the main thread waited for the loops; each is answered by one more reload.
+    var reloadsPending = 0
     let sockets: [ListeningSocket]
     let workers: [Worker]
     let resolver: ResolverService
@@ -89,7 +91,10 @@ public final class Server {
                 stopSignal = number
                 break waiting
             case .reload?:
-                reload(signals: signals, heartbeat: &heartbeat)
+                repeat {
+                    reloadsPending = 0
+                    reload(signals: signals, heartbeat: &heartbeat)
+                } while reloadsPending > 0 && stopSignalsReceived == 0
                 if stopSignalsReceived > 0 { break waiting }
             case nil:
                 continue

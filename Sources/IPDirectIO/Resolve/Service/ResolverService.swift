@@ -97,11 +97,16 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
-    /// Called by a retired engine as its queries end: once none runs, it is closed and let go.
+    /// Called by a retired engine as its queries end: once none runs, it is closed and let go — from a
+    /// job of its own, never from inside the callback that ended its last query (its transport or evdns
+    /// base is still on the stack there).
     func engineMayBeIdle(_ old: ResolverEngine) {
-        guard old !== engine, !old.isBusy, let index = retired.firstIndex(where: { $0 === old }) else { return }
-        retired.remove(at: index)
-        old.shutdown(writingCache: false)
+        guard retired.contains(where: { $0 === old }) else { return }
+        mailbox.post { [self] in
+            guard !old.isBusy, let index = retired.firstIndex(where: { $0 === old }) else { return }
+            retired.remove(at: index)
+            old.shutdown(writingCache: false)
+        }
     }
 
     /// Called on a worker thread: a cached answer comes back at once (with a background refresh started
