@@ -106,7 +106,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                      let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) {
+                      let high = HTTPByte.hexValue(utf8[utf8.startIndex]), let low = HTTPByte.hexValue(utf8[utf8.startIndex + 1]) {
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {
@@ -114,14 +114,5 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -180,7 +180,7 @@ extension TOMLParser {
     }
 
     private static func digitValue(_ byte: UInt8) -> UInt8? {
-        hexDigitValue(byte)
+        HTTPByte.hexValue(byte)
     }
 
     private static func prefixRadix(_ letter: UInt8) -> Int64? {

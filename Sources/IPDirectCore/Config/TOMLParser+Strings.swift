@@ -173,7 +173,7 @@ extension TOMLParser {
         let letter = digits == 4 ? "u" : "U"
         var value: UInt32 = 0
         for index in 0..<digits {
-            guard let byte = peek(), let digit = Self.hexDigitValue(byte) else {
+            guard let byte = peek(), let digit = HTTPByte.hexValue(byte) else {
                 problems.append(problem("\\\(letter) must be followed by \(digits) hex digits, found \(index)"))
                 return
             }
@@ -186,15 +186,6 @@ extension TOMLParser {
             return
         }
         UTF8.encode(scalar) { content.append($0) }
-    }
-
-    static func hexDigitValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private func unterminated(_ kind: String, startLine: Int) -> TOMLProblem {

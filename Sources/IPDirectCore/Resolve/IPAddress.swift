@@ -125,7 +125,7 @@ public enum IPAddress: Hashable, Sendable {
             guard group.count <= 4 else { return nil }
             var word: UInt16 = 0
             for byte in group {
-                guard let nibble = hexValue(byte) else { return nil }
+                guard let nibble = HTTPByte.hexValue(byte) else { return nil }
                 word = word << 4 | UInt16(nibble)
             }
             if sawGap { tail.append(word) } else { head.append(word) }
@@ -138,15 +138,6 @@ public enum IPAddress: Hashable, Sendable {
         guard sawGap ? count < 8 : count == 8 else { return nil }
         let words = head + Array(repeating: 0, count: 8 - count) + tail
         return words.flatMap { [UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0)] }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

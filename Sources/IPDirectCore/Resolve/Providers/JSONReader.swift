@@ -166,7 +166,7 @@ public struct JSONReader {
         var value: UInt16 = 0
         for _ in 0..<4 {
             guard let byte = peek() else { throw Failure.unexpectedEnd }
-            guard let nibble = Hex.nibble(byte) else { throw Failure.invalidString(offset: stringStart) }
+            guard let nibble = HTTPByte.hexValue(byte) else { throw Failure.invalidString(offset: stringStart) }
             value = value << 4 | UInt16(nibble)
             offset += 1
         }
