@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .dns_message import decode_response, encode_query
-from .ports import LOOPBACK, free_port
-from .processes import ManagedProcess, ProcessFailedToStart
+from .ports import LOOPBACK
+from .processes import ManagedProcess, start_on_free_ports
 
 # A name only dnsmasq knows (not in the proxy's static hosts), and the address it answers with.
 SYSTEM_RESOLVED_NAME = "dns.test"
 SYSTEM_RESOLVED_ADDRESS = LOOPBACK
-START_ATTEMPTS = 3
 QUERY_TIMEOUT_SECONDS = 2.0
 # Large enough for any UDP reply dnsmasq sends without EDNS (RFC 1035 §4.2.1 allows 512).
 MAXIMUM_UDP_MESSAGE_BYTES = 4096
@@ -37,25 +36,20 @@ class DnsServer:
 
 
 def start_dns_server(directory: Path) -> DnsServer:
+    return start_dnsmasq("dnsmasq", directory, [f"--address=/{SYSTEM_RESOLVED_NAME}/{SYSTEM_RESOLVED_ADDRESS}"])
+
+
+def start_dnsmasq(name: str, directory: Path, answers: list[str]) -> DnsServer:
+    """A dnsmasq on a free loopback port that reads no resolv.conf or hosts file and has no upstream, so it
+    answers only what `answers` (dnsmasq options such as `--address=/NAME/IP`) say."""
     directory.mkdir(parents=True, exist_ok=True)
-    last_error = None
-    for attempt in range(START_ATTEMPTS):
-        port = free_port()
-        process = ManagedProcess(f"dnsmasq-{attempt}", [
-            "dnsmasq", "--keep-in-foreground", "--log-facility=-", "--log-queries",
-            "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--no-poll",
-            f"--listen-address={LOOPBACK}", "--bind-interfaces", f"--port={port}",
-            f"--pid-file={directory / 'dnsmasq.pid'}",
-            f"--address=/{SYSTEM_RESOLVED_NAME}/{SYSTEM_RESOLVED_ADDRESS}",
-        ], directory)
-        process.start()
-        try:
-            process.wait_for_port(LOOPBACK, port)  # dnsmasq serves TCP too, on the same port
-            return DnsServer(LOOPBACK, port, process)
-        except ProcessFailedToStart as error:
-            process.stop()
-            last_error = error
-    raise ProcessFailedToStart(f"dnsmasq did not start: {last_error}")
+    process, (port,) = start_on_free_ports(name, 1, directory, lambda ports: [
+        "dnsmasq", "--keep-in-foreground", "--log-facility=-", "--log-queries",
+        "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--no-poll",
+        f"--listen-address={LOOPBACK}", "--bind-interfaces", f"--port={ports[0]}",
+        f"--pid-file={directory / (name + '.pid')}", *answers,
+    ])  # dnsmasq serves TCP too, on the same port, which is what readiness probes
+    return DnsServer(LOOPBACK, port, process)
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,10 @@ from pathlib import Path
 
 from .certificates import CertificatePair
 from .doh_certificates import DNSDIST_HOST_NAME
-from .ports import LOOPBACK, free_ports
-from .processes import ManagedProcess, ProcessFailedToStart
+from .ports import LOOPBACK
+from .processes import ManagedProcess, start_on_free_ports
 from .unbound_doh import DOH_PATH, UnboundDoh
 
-START_ATTEMPTS = 3
 # The name dnsdist's backend health check asks unbound for (unbound answers NXDOMAIN, which counts as up).
 HEALTH_CHECK_NAME = "health.dnsdist.test."
 # One health check an hour: the first at start, then practically never during a test run.
@@ -77,23 +76,16 @@ class DnsdistDoh:
 
     def _start(self) -> "DnsdistDoh":
         self.directory.mkdir(parents=True, exist_ok=True)
-        last_error = None
-        for attempt in range(START_ATTEMPTS):
-            self.port, self.dns_port, self.plain_port, self.console_port = free_ports(4)
+
+        def command_for(ports: list[int]) -> list[str]:
+            self.port, self.dns_port, self.plain_port, self.console_port = ports
             self.config_path.write_text(self._config_text())
-            self.process = ManagedProcess(
-                f"dnsdist-{attempt}",
-                ["dnsdist", "--supervised", "--disable-syslog", "-C", str(self.config_path)], self.directory)
-            self.process.start()
-            try:
-                self.process.wait_for_port(LOOPBACK, self.port)
-                self.process.wait_for_port(LOOPBACK, self.plain_port)
-                self.process.wait_for_port(LOOPBACK, self.console_port)
-                return self
-            except ProcessFailedToStart as error:
-                self.process.stop()
-                last_error = error
-        raise ProcessFailedToStart(f"dnsdist did not start: {last_error}")
+            return ["dnsdist", "--supervised", "--disable-syslog", "-C", str(self.config_path)]
+
+        # The DoH listeners and the console; the plain DNS port is for unbound's health checks only.
+        self.process, _ = start_on_free_ports("dnsdist", 4, self.directory, command_for,
+                                              listening=lambda ports: [ports[0], ports[2], ports[3]])
+        return self
 
     def _config_text(self) -> str:
         # A plain listener of our own: without any, dnsdist would take 127.0.0.1:53.

@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .certificates import DEFAULT_HOST_NAME, VIRTUAL_HOST_NAMES, OriginCertificates
-from .ports import LOOPBACK, free_ports
-from .processes import ManagedProcess, ProcessFailedToStart
+from .ports import LOOPBACK
+from .processes import ManagedProcess, start_on_free_ports
 
-# Port clashes between picking a free port and nginx binding it are rare; retry a few times.
-START_ATTEMPTS = 3
 # Keep-alive requests per connection: high so that nginx never closes a connection mid-test on its own.
 KEEPALIVE_REQUESTS = 1_000_000
 # Enough for 200 concurrent clients through a proxy that opens one upstream connection per client.
@@ -55,23 +53,16 @@ def start_nginx_origin(prefix: Path, certificates: OriginCertificates, upload_po
     _write_pages(prefix)
     for subdirectory in ("logs", "tmp"):
         (prefix / subdirectory).mkdir(parents=True, exist_ok=True)
-    last_error = None
-    for attempt in range(START_ATTEMPTS):
-        http_port, https_port = free_ports(2)
-        config = prefix / "nginx.conf"
-        config.write_text(_config_text(prefix, http_port, https_port, certificates, upload_port, websocket_port))
-        process = ManagedProcess(f"nginx-{attempt}", ["nginx", "-p", str(prefix), "-c", str(config),
-                                                      "-e", str(prefix / "logs" / "error.log")], prefix / "logs")
-        process.start()
-        try:
-            process.wait_for_port(LOOPBACK, http_port)
-            process.wait_for_port(LOOPBACK, https_port)
-            return NginxOrigin(prefix, http_port, https_port, process)
-        except ProcessFailedToStart as error:
-            process.stop()
-            last_error = error
-    raise ProcessFailedToStart(f"nginx did not start in {START_ATTEMPTS} attempts: {last_error}\n"
-                               f"{(prefix / 'logs' / 'error.log').read_text(errors='replace')[-4000:]}")
+    config = prefix / "nginx.conf"
+
+    def command_for(ports: list[int]) -> list[str]:
+        config.write_text(_config_text(prefix, *ports, certificates, upload_port, websocket_port))
+        return ["nginx", "-p", str(prefix), "-c", str(config), "-e", str(prefix / "logs" / "error.log")]
+
+    process, (http_port, https_port) = start_on_free_ports(
+        "nginx", 2, prefix / "logs", command_for,
+        failure_detail=lambda: (prefix / "logs" / "error.log").read_text(errors="replace")[-4000:])
+    return NginxOrigin(prefix, http_port, https_port, process)
 
 
 def _write_pages(prefix: Path) -> None:

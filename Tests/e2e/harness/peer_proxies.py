@@ -11,11 +11,10 @@ import tempfile
 from pathlib import Path
 
 from .network import Network
-from .ports import LOOPBACK, free_port
-from .processes import ManagedProcess, ProcessFailedToStart
+from .ports import LOOPBACK
+from .processes import ProcessFailedToStart, start_on_free_ports
 from .proxy_under_test import ProxyUnderTest
 
-START_ATTEMPTS = 3
 # Loopback resolver for anything not in the hosts file; nothing listens there during tests.
 LOOPBACK_RESOLV_CONF = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"
 # File descriptors for 200 concurrent clients plus their upstream connections.
@@ -37,21 +36,14 @@ def _world_writable_dir(prefix: str) -> Path:
 
 
 def _start_on_a_free_port(proxy: ProxyUnderTest, name: str, command, write_config):
-    """Starts `command` on a fresh free port (`write_config` writes the config for `proxy.port`), retrying
-    when another process took the port between picking and binding it."""
-    last_error = None
-    for attempt in range(START_ATTEMPTS):
-        proxy.port = free_port()
+    """Starts `command` on a fresh free port (`write_config` writes the config for `proxy.port`)."""
+    def command_for(ports: list[int]) -> list[str]:
+        proxy.port = ports[0]
         write_config()
-        proxy.process = ManagedProcess(f"{name}-{attempt}", command, proxy.work_dir)
-        proxy.process.start()
-        try:
-            proxy.process.wait_for_port(LOOPBACK, proxy.port)
-            return proxy
-        except ProcessFailedToStart as error:
-            proxy.process.stop()
-            last_error = error
-    raise ProcessFailedToStart(f"{name} did not start: {last_error}")
+        return command
+
+    proxy.process, _ = start_on_free_ports(name, 1, proxy.work_dir, command_for)
+    return proxy
 
 
 class SquidProxy(ProxyUnderTest):

@@ -6,6 +6,9 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
+
+from .ports import LOOPBACK, free_ports
 
 # How long a freshly started server gets to accept its first connection.
 STARTUP_TIMEOUT_SECONDS = 20.0
@@ -104,3 +107,30 @@ def _read_text(path: Path) -> str:
         return path.read_text(errors="replace")
     except FileNotFoundError:
         return ""
+
+
+# A port picked free can be taken by another process before the server binds it; this many tries is plenty.
+START_ATTEMPTS = 3
+
+
+def start_on_free_ports(name: str, port_count: int, log_dir: Path,
+                        command_for: Callable[[list[int]], list[str]],
+                        listening: Callable[[list[int]], list[int]] | None = None,
+                        failure_detail: Callable[[], str] | None = None) -> tuple[ManagedProcess, list[int]]:
+    """Starts the server `command_for(ports)` returns (it writes whatever configuration those ports need first)
+    on `port_count` fresh free loopback ports, and waits until `listening(ports)` (all of them by default) accept
+    connections, retrying on fresh ports when another process took one between picking and binding it."""
+    last_error = None
+    for attempt in range(START_ATTEMPTS):
+        ports = free_ports(port_count)
+        process = ManagedProcess(f"{name}-{attempt}", command_for(ports), log_dir)
+        process.start()
+        try:
+            for port in (listening(ports) if listening else ports):
+                process.wait_for_port(LOOPBACK, port)
+            return process, ports
+        except ProcessFailedToStart as error:
+            process.stop()
+            last_error = error
+    detail = f"\n{failure_detail()}" if failure_detail else ""
+    raise ProcessFailedToStart(f"{name} did not start in {START_ATTEMPTS} attempts: {last_error}{detail}")

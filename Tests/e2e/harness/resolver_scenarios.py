@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from .dns_server import DnsServer
+from .dns_server import DnsServer, start_dnsmasq
 from .httpdns_stubs import ALIYUN_ACCOUNT_ID, HttpdnsStub
 from .ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary, ipdirect_config_text
 from .network import Network
 from .ports import LOOPBACK, free_port
-from .processes import ManagedProcess, ProcessFailedToStart
 from .raw_http import RawConnection, RawResponse, get_request
 from .resolver_config import HttpdnsProvider, httpdns_sections
 
@@ -243,33 +242,12 @@ def ipdirects(start_ipdirect) -> ScenarioIpdirects:
 
 
 # A dnsmasq that lies ---------------------------------------------------------------------------------------------
-DNSMASQ_START_ATTEMPTS = 3
-
-
 def start_lying_dns_server(directory: Path, lies: dict[str, str], denied_domain: str = "test") -> DnsServer:
     """A dnsmasq of one test's own, answering each name of `lies` (and its subdomains) with the address given,
     every other name under `denied_domain` NXDOMAIN, and refusing the rest; the shared dnsmasq fixture is never
     touched. Stop it to restore the truth."""
-    directory.mkdir(parents=True, exist_ok=True)
-    last_error = None
-    for attempt in range(DNSMASQ_START_ATTEMPTS):
-        port = free_port()
-        process = ManagedProcess(f"lying-dnsmasq-{attempt}", [
-            "dnsmasq", "--keep-in-foreground", "--log-facility=-", "--log-queries",
-            "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--no-poll",
-            f"--listen-address={LOOPBACK}", "--bind-interfaces", f"--port={port}",
-            f"--pid-file={directory / 'lying-dnsmasq.pid'}",
-            f"--local=/{denied_domain}/",
-            *(f"--address=/{name}/{address}" for name, address in lies.items()),
-        ], directory)
-        process.start()
-        try:
-            process.wait_for_port(LOOPBACK, port)
-            return DnsServer(LOOPBACK, port, process)
-        except ProcessFailedToStart as error:
-            process.stop()
-            last_error = error
-    raise ProcessFailedToStart(f"the lying dnsmasq did not start: {last_error}")
+    return start_dnsmasq("lying-dnsmasq", directory, [
+        f"--local=/{denied_domain}/", *(f"--address=/{name}/{address}" for name, address in lies.items())])
 
 
 def dns_replies(server: DnsServer, name: str, answer: str) -> int:

@@ -17,10 +17,9 @@ from pathlib import Path
 
 from .certificates import CertificatePair
 from .doh_certificates import UNBOUND_HOST_NAME
-from .ports import LOOPBACK, free_ports
-from .processes import ManagedProcess, ProcessFailedToStart
+from .ports import LOOPBACK
+from .processes import ManagedProcess, start_on_free_ports
 
-START_ATTEMPTS = 3
 # TTL of a record when the test does not say.
 DEFAULT_TTL = 60
 # How long one unbound-control command may take.
@@ -97,26 +96,21 @@ class UnboundDoh:
 
     def _start(self) -> "UnboundDoh":
         self.directory.mkdir(parents=True, exist_ok=True)
-        last_error = None
-        for attempt in range(START_ATTEMPTS):
-            self.port, self.dns_port, self.control_port = free_ports(3)
+
+        def command_for(ports: list[int]) -> list[str]:
+            self.port, self.dns_port, self.control_port = ports
             self._records = {}
             for record in self.initial_records:
                 self._records.setdefault(_normalised(record.name), []).append(record)
             self._write_zone()
             self.config_path.write_text(self._config_text())
-            self.process = ManagedProcess(f"unbound-{attempt}", ["unbound", "-d", "-c", str(self.config_path)],
-                                          self.directory)
-            self.process.start()
-            try:
-                self.process.wait_for_port(LOOPBACK, self.port)
-                self.process.wait_for_port(LOOPBACK, self.control_port)
-                self.reset_counts()
-                return self
-            except ProcessFailedToStart as error:
-                self.process.stop()
-                last_error = error
-        raise ProcessFailedToStart(f"unbound did not start: {last_error}\n{self.describe()}")
+            return ["unbound", "-d", "-c", str(self.config_path)]
+
+        self.process, _ = start_on_free_ports("unbound", 3, self.directory, command_for,
+                                              listening=lambda ports: [ports[0], ports[2]],
+                                              failure_detail=self.describe)
+        self.reset_counts()
+        return self
 
     def _config_text(self) -> str:
         local_data = "\n".join(f'  local-data: "{record.local_data}"' for record in self.initial_records
