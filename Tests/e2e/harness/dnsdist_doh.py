@@ -21,7 +21,8 @@ from .certificates import CertificatePair
 from .doh_certificates import DNSDIST_HOST_NAME
 from .ports import LOOPBACK
 from .processes import ManagedProcess, start_on_free_ports
-from .unbound_doh import DOH_PATH, UnboundDoh
+from .doh_endpoint import DOH_PATH, DohEndpoint
+from .unbound_doh import UnboundDoh
 
 # The name dnsdist's backend health check asks unbound for (unbound answers NXDOMAIN, which counts as up).
 HEALTH_CHECK_NAME = "health.dnsdist.test."
@@ -35,7 +36,9 @@ CONSOLE_TIMEOUT_SECONDS = 10.0
 FRONTEND_COLUMNS = ("HTTP", "HTTP/1", "HTTP/2", "GET", "POST", "Bad", "Errors", "Valid")
 
 
-class DnsdistDoh:
+class DnsdistDoh(DohEndpoint):
+    host_name = DNSDIST_HOST_NAME
+
     def __init__(self, directory: Path, certificate: CertificatePair, backend: UnboundDoh):
         self.directory = directory
         self.certificate = certificate
@@ -50,21 +53,9 @@ class DnsdistDoh:
         return cls(directory, certificate, backend)._start()
 
     @property
-    def host_name(self) -> str:
-        return DNSDIST_HOST_NAME
-
-    @property
-    def url(self) -> str:
-        return f"https://{DNSDIST_HOST_NAME}:{self.port}{DOH_PATH}"
-
-    @property
     def plain_url(self) -> str:
         """The cleartext listener, which speaks HTTP/1.1 only."""
         return f"http://{DNSDIST_HOST_NAME}:{self.plain_port}{DOH_PATH}"
-
-    @property
-    def bootstrap(self) -> str:
-        return LOOPBACK
 
     @property
     def tls_listener(self) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .certificates import CertificatePair
 from .doh_certificates import UNBOUND_HOST_NAME
+from .doh_endpoint import DOH_PATH, DohEndpoint
 from .ports import LOOPBACK
 from .processes import ManagedProcess, start_on_free_ports
 
@@ -26,8 +27,6 @@ DEFAULT_TTL = 60
 CONTROL_TIMEOUT_SECONDS = 10.0
 # A loopback port nothing listens on: the forwarder for ".", a second guard against recursion.
 DEAD_FORWARDER = "127.0.0.1@1"
-# The RFC 8484 path; unbound's default `http-endpoint`.
-DOH_PATH = "/dns-query"
 # Names under this zone are served from an auth-zone, so CNAME chains among them are followed.
 CHAIN_ZONE = "chain.test"
 # SOA timers of the chain zone (never used: nothing transfers it); the minimum is its negative TTL.
@@ -56,8 +55,9 @@ def _normalised(name: str) -> str:
     return name.lower().rstrip(".")
 
 
-class UnboundDoh:
+class UnboundDoh(DohEndpoint):
     """A running unbound; `url` and `bootstrap` are what an ipdirect `doh` provider needs."""
+    host_name = UNBOUND_HOST_NAME
 
     def __init__(self, directory: Path, certificate: CertificatePair, records: list[Record]):
         self.directory = directory
@@ -76,18 +76,6 @@ class UnboundDoh:
     @classmethod
     def start(cls, directory: Path, certificate: CertificatePair, records: list[Record]) -> "UnboundDoh":
         return cls(directory, certificate, records)._start()
-
-    @property
-    def host_name(self) -> str:
-        return UNBOUND_HOST_NAME
-
-    @property
-    def url(self) -> str:
-        return f"https://{UNBOUND_HOST_NAME}:{self.port}{DOH_PATH}"
-
-    @property
-    def bootstrap(self) -> str:
-        return LOOPBACK
 
     @property
     def dns_address(self) -> str:
