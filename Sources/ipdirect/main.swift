@@ -74,6 +74,9 @@ struct Resolve: ParsableCommand {
     @Option(help: "After resolving, look the name up this many more times and print how many lookups a second the cache answers.")
     var `repeat`: Int = 0
 
+    @Option(help: "Also connect to each address on this port and print them ranked as the proxy would rank them.")
+    var port: UInt16?
+
     func run() throws {
         guard let config = options.load() else { throw ExitCode(1) }
         do {
@@ -82,6 +85,11 @@ struct Resolve: ParsableCommand {
             case .success(let lines):
                 for line in lines { print(line) }
                 if let timing { print(timing) }
+                if let port {
+                    let ranking = AddressRankingProbe.rank(lines.map(\.address), host: HostName.normalized(name),
+                                                           port: port, config: config)
+                    for line in ranking { print(line) }
+                }
             case .failure(let failure):
                 printError("ipdirect: \(failure)")
                 throw ExitCode(2)

@@ -9,6 +9,8 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     case cacheDump
     /// `POST /cache/flush[?name=NAME]`: forget one name (both families) or everything.
     case cacheFlush(name: String?)
+    /// `GET /upstreams`: every host's addresses with their ranking, scores and states.
+    case upstreams
     /// `GET /resolve?name=NAME&type=A|AAAA`: resolve like the proxy does, answered in Google's JSON schema.
     case resolve(name: String, family: AddressFamily)
     /// A path the admin API does not have.
@@ -23,6 +25,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case .health: return "health"
         case .metrics: return "metrics"
         case .cacheDump: return "cache"
+        case .upstreams: return "upstreams"
         case .cacheFlush(let name): return "cache_flush name=\(name ?? "*")"
         case .resolve(let name, let family): return "resolve name=\(name) type=\(family.recordTypeName)"
         case .notFound(let path): return "not_found path=\(path)"
@@ -37,7 +40,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         let (path, query) = Self.split(target)
         let readOnly = method == .get || method == .head
         switch path {
-        case "/healthz", "/metrics", "/cache", "/resolve":
+        case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams":
             guard readOnly else {
                 self = .methodNotAllowed(allowed: "GET, HEAD")
                 return
@@ -55,6 +58,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case "/healthz": self = .health
         case "/metrics": self = .metrics
         case "/cache": self = .cacheDump
+        case "/upstreams": self = .upstreams
         case "/cache/flush":
             if let name = query["name"] {
                 self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: '\(name)' is not a host name")

@@ -60,7 +60,7 @@ public struct Config: Sendable, Equatable {
             ResolverSettings.section,
             HostsSection.section,
             .keyed("access", \.access, keys: AccessSettings.configKeys),
-            .keyed("upstream", \.upstream, keys: UpstreamSettings.configKeys),
+            UpstreamSettings.section,
             TLSSettings.section,
             AdminSettings.section,
             .keyed("pac", \.pac, keys: PACSettings.configKeys),

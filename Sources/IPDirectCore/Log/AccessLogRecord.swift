@@ -18,13 +18,16 @@ public struct AccessLogRecord: Sendable {
     public var bytesToClient: UInt64
     public var resolveMicros: Int64
     public var connectMicros: Int64
+    /// Connection attempts started (0 for a reused connection) and the 1-based rank of the address used.
+    public var attempts: Int
+    public var addressRank: Int?
     public var totalMicros: Int64
     /// Why the exchange ended abnormally, empty when it did not.
     public var note: String
 
     public init(unixMillis: Int64, client: String, method: String, target: String, upstream: String, source: String,
                 cacheAgeMillis: Int64? = nil, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
-                connectMicros: Int64, totalMicros: Int64, note: String) {
+                connectMicros: Int64, attempts: Int = 0, addressRank: Int? = nil, totalMicros: Int64, note: String) {
         self.unixMillis = unixMillis
         self.client = client
         self.method = method
@@ -37,6 +40,8 @@ public struct AccessLogRecord: Sendable {
         self.bytesToClient = bytesToClient
         self.resolveMicros = resolveMicros
         self.connectMicros = connectMicros
+        self.attempts = attempts
+        self.addressRank = addressRank
         self.totalMicros = totalMicros
         self.note = note
     }
@@ -48,6 +53,7 @@ public struct AccessLogRecord: Sendable {
         line += " cache_age_ms=\(cacheAgeMillis.map(String.init) ?? "-")"
         line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
+        line += " attempts=\(attempts) rank=\(addressRank.map(String.init) ?? "-")"
         line += " total_ms=\(Timestamp.millis(totalMicros))"
         if !note.isEmpty { line += " note=\"\(note)\"" }
         line += "\n"

@@ -5,13 +5,16 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var cache: ResolverCacheCounters
     public var cacheEntries: Int
     public var sources: SourceQueryCounters
+    public var upstreams: UpstreamSelectionCounters
 
     public init(traffic: TrafficMetrics = TrafficMetrics(), cache: ResolverCacheCounters = ResolverCacheCounters(),
-                cacheEntries: Int = 0, sources: SourceQueryCounters = SourceQueryCounters()) {
+                cacheEntries: Int = 0, sources: SourceQueryCounters = SourceQueryCounters(),
+                upstreams: UpstreamSelectionCounters = UpstreamSelectionCounters()) {
         self.traffic = traffic
         self.cache = cache
         self.cacheEntries = cacheEntries
         self.sources = sources
+        self.upstreams = upstreams
     }
 
     /// Every metric name starts with this, so ipdirect's series never collide with another exporter's.
@@ -50,6 +53,7 @@ public struct MetricsSnapshot: Sendable, Equatable {
                         help: "Upstream connections that failed before TLS, by Proxy-Status error type.")
         labelledCounter(&page, p + "upstream_tls_failures_total", label: "reason", traffic.tlsFailures,
                         help: "TLS handshakes with upstreams that failed, by Proxy-Status error type.")
+        upstreams.render(&page, prefix: p)
 
         page.family(p + "resolver_queries_total", .counter, help: "Queries to resolver sources, by source and outcome.")
         for source in sources.queries.keys.sorted() {

@@ -32,11 +32,16 @@ public struct UpstreamPolicy: Sendable {
     /// Alternates address families starting with the first one given (RFC 8305 §4), so one
     /// unreachable family costs a single connect timeout, not one per address.
     public static func connectOrder(_ addresses: [IPAddress]) -> [IPAddress] {
-        guard let first = addresses.first else { return [] }
-        let preferred = addresses.filter { $0.isIPv6 == first.isIPv6 }
-        let other = addresses.filter { $0.isIPv6 != first.isIPv6 }
-        var ordered: [IPAddress] = []
-        ordered.reserveCapacity(addresses.count)
+        interleavingFamilies(addresses, isIPv6: \.isIPv6)
+    }
+
+    /// RFC 8305 §4 for anything that has an address family, keeping the order within each family.
+    public static func interleavingFamilies<Item>(_ items: [Item], isIPv6: (Item) -> Bool) -> [Item] {
+        guard let first = items.first else { return [] }
+        let preferred = items.filter { isIPv6($0) == isIPv6(first) }
+        let other = items.filter { isIPv6($0) != isIPv6(first) }
+        var ordered: [Item] = []
+        ordered.reserveCapacity(items.count)
         for index in 0..<max(preferred.count, other.count) {
             if index < preferred.count { ordered.append(preferred[index]) }
             if index < other.count { ordered.append(other[index]) }

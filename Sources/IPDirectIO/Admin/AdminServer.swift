@@ -19,13 +19,15 @@ final class AdminServer: @unchecked Sendable {
     private let sockets: [ListeningSocket]
     private let registry: MetricsRegistry
     private let service: ResolverService
+    private let health: UpstreamHealth?
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
     private var thread: pthread_t?
 
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
-         resolverService: ResolverService) throws(StartupError) {
+         resolverService: ResolverService, health: UpstreamHealth? = nil) throws(StartupError) {
         self.sockets = sockets
+        self.health = health
         self.registry = registry
         service = resolverService
         mailbox = try LoopMailbox(base: base)
@@ -109,6 +111,8 @@ final class AdminServer: @unchecked Sendable {
             let now = ResolverService.nowMillis()
             let rows = service.state.withLock { $0.cache.snapshot(now: now) }
             return .json(200, AdminJSON.cacheDump(rows))
+        case .upstreams:
+            return .json(200, health?.upstreamsJSON() ?? "{\"hosts\":[]}\n")
         case .cacheFlush(let name):
             let flushed = service.state.withLock { state in
                 let before = state.cache.count

@@ -4,10 +4,12 @@ import IPDirectCore
 final class MetricsRegistry: Sendable {
     private let workers: [TrafficMetricsCell]
     private let resolver: ResolverService
+    private let health: UpstreamHealth?
 
-    init(workers: [TrafficMetricsCell], resolver: ResolverService) {
+    init(workers: [TrafficMetricsCell], resolver: ResolverService, health: UpstreamHealth? = nil) {
         self.workers = workers
         self.resolver = resolver
+        self.health = health
     }
 
     /// Adds the workers up, one lock at a time; the figures of different workers may be a few
@@ -16,6 +18,7 @@ final class MetricsRegistry: Sendable {
         var traffic = TrafficMetrics()
         for cell in workers { traffic.add(cell.snapshot) }
         let (cache, entries, sources) = resolver.state.withLock { ($0.cache.counters, $0.cache.count, $0.sources) }
-        return MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources)
+        return MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources,
+                               upstreams: health?.counters() ?? UpstreamSelectionCounters())
     }
 }

@@ -16,6 +16,8 @@ public final class Server {
     let sockets: [ListeningSocket]
     let workers: [Worker]
     let resolver: ResolverService
+    /// Background probes of upstream addresses and the network-change watch, on their own thread.
+    let prober: AddressProber
     /// The admin listener (`[admin]`), on its own thread; it keeps the configuration it started with.
     let admin: AdminServer
     /// systemd's `NOTIFY_SOCKET`, when there is one.
@@ -49,15 +51,20 @@ public final class Server {
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
         resolver = try ResolverService(config: config)
+        prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings),
+                                   connectTimeoutMillis: config.proxy.connectTimeoutMs)
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
-                                      resolverService: resolver))
+                                      resolverService: resolver, prober: prober))
         }
         self.workers = workers
+        prober.networkChanged = { [resolver, workers, prober] reason in
+            Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
+        }
         admin = try AdminServer(sockets: try Server.bindAdmin(config.admin), config: config,
-                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver),
-                                resolverService: resolver)
+                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health),
+                                resolverService: resolver, health: prober.health)
     }
 
     /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.
@@ -65,6 +72,7 @@ public final class Server {
         // Blocked before any thread starts so every thread inherits the mask and only the main thread sees them.
         let signals = ServiceSignals()
         resolver.start()
+        prober.start()
         var threads: [pthread_t] = []
         for worker in workers {
             var thread = pthread_t()
@@ -105,9 +113,22 @@ public final class Server {
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
         admin.stop()
+        prober.stop()
         resolver.stop()
         Logger.info("event=stopped")
         return 0
+    }
+
+    /// What the mobile HTTPDNS SDKs do on a network switch: the cached answers stay in use while every
+    /// name is asked again in the background, what was learned about addresses is forgotten (paths
+    /// changed), and idle pooled connections close (they may run over the old path).
+    static func networkChanged(reason: String, resolver: ResolverService, workers: [Worker], health: UpstreamHealth) {
+        let names = resolver.refreshAllNames()
+        health.state.withLock { $0.table.forgetAll() }
+        for worker in workers {
+            worker.mailbox.post { [worker] in worker.pool.closeAll() }
+        }
+        Logger.info("event=network_changed reason=\"\(reason)\" names_refreshed=\(names)")
     }
 
     /// The sockets systemd handed over (socket activation), which win over `[proxy] listen`; otherwise

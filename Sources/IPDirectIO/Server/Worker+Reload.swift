@@ -17,6 +17,10 @@ extension Worker {
             }
         }
         config = newConfig
+        if index == 0 {
+            health.apply(newConfig.upstream.healthSettings)
+            prober.apply(connectTimeoutMillis: newConfig.proxy.connectTimeoutMs)
+        }
         headLimits = HTTPHeadLimits(maxHeadBytes: newConfig.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: newConfig.access.allowPrivateUpstreams,
                                 connectPorts: newConfig.access.connectPorts)

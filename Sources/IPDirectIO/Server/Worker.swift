@@ -19,6 +19,9 @@ final class Worker {
     /// Trust store, pins and resumable sessions for the TLS this loop originates.
     var tls: TLSClientContext
     let resolverService: ResolverService
+    /// What every worker learned about upstream addresses, and the thread that probes them.
+    let health: UpstreamHealth
+    let prober: AddressProber
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
@@ -38,8 +41,10 @@ final class Worker {
     static let acceptRetryMillis = 500
 
     init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
-         resolverService: ResolverService) throws(StartupError) {
+         resolverService: ResolverService, prober: AddressProber) throws(StartupError) {
         self.index = index
+        self.prober = prober
+        health = prober.health
         self.config = config
         self.gate = gate
         self.resolverService = resolverService
@@ -74,6 +79,7 @@ final class Worker {
     func run() {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
+        pool.closeAll()
         pool.closeAll()
         accessLog.flush()
     }

@@ -36,6 +36,7 @@ extension ClientSession {
     private func armResponseTimeout() {
         guard let upstream, exchange?.responseTimeoutArmed == false else { return }
         exchange?.responseTimeoutArmed = true
+        exchange?.requestSentMicros = MonotonicClock.nowMicros()
         cancelIdleLimit()
         let millis = settings.responseTimeoutMs
         var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
@@ -69,6 +70,10 @@ extension ClientSession {
 
     private func forwardResponseHead(_ head: ResponseHead, bytes: UnsafeRawBufferPointer, from upstream: UpstreamConnection) {
         guard var current = exchange else { return }
+        if !current.firstByteRecorded, let sent = current.requestSentMicros {
+            current.firstByteRecorded = true
+            worker.health.recordFirstByte(upstream.address, micros: MonotonicClock.nowMicros() - sent)
+        }
         if head.status == 101 {
             guard current.upgradeRequested else {
                 return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
@@ -248,7 +253,7 @@ extension ClientSession {
             cacheAgeMillis: current.cacheAgeMillis, status: current.status,
             bytesFromClient: current.bytesFromClient, bytesToClient: current.bytesToClient,
             resolveMicros: current.resolveMicros, connectMicros: current.connectMicros,
-            totalMicros: MonotonicClock.nowMicros() - current.startMicros, note: current.note))
+            attempts: current.connectAttempts, addressRank: current.addressRank, totalMicros: MonotonicClock.nowMicros() - current.startMicros, note: current.note))
     }
 
     // MARK: - Closing
@@ -288,6 +293,10 @@ extension ClientSession {
         case .forwarding:
             guard let current = exchange else { return close() }
             if !current.responseStarted {
+                if !timeout && !upstream.reused && !current.receivedResponseBytes {
+                    worker.health.recordFailureAfterConnect(upstream.address, outcome: .error,
+                                                            reason: "\(reason) before any response byte")
+                }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused.
                 if !timeout && retryOnFreshConnection() { return }
                 if timeout {

@@ -258,10 +258,8 @@ final class ClientSession {
             if let failure = invalidBufferedChunkedBody() {
                 return respond(with: .badRequest(failure))
             }
-            if let pooled = worker.pool.checkout(key: current.poolKey) {
-                exchange!.source = "pool"
-                return attach(pooled)
-            }
+            // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
+            // a changed answer or ranking moves keep-alive traffic too.
             resolveUpstream()
         case .origin(let target) where ClientSession.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
             evbuffer_drain(clientInput, head.headLength)
@@ -340,19 +338,42 @@ final class ClientSession {
             case .failure(let denied):
                 respond(with: denied)
             case .success(let addresses):
-                connect(to: addresses.map { SocketAddress(ip: $0, port: current.port) })
+                connect(following: plan(for: current, addresses: addresses))
             }
         }
     }
 
-    private func connect(to addresses: [SocketAddress]) {
+    /// The order to try the host's addresses in, from what every worker learned of them; a new answer
+    /// of a `[[upstream.probe]]` host is probed in the background.
+    private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
+        let upstream = worker.config.upstream
+        let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
+        let plan = worker.health.plan(for: UpstreamHostKey(host: current.host, port: current.port), candidates: candidates,
+                                      mode: upstream.balanceMode(for: current.host))
+        if let probePort = upstream.probePort(for: current.host) {
+            worker.prober.rank(addresses.map { SocketAddress(ip: $0, port: probePort) })
+        }
+        return plan
+    }
+
+    private func connect(following plan: AddressPlan) {
         guard let current = exchange else { return }
+        if !current.isConnect, !current.retriedOnFreshConnection,
+           let pooled = worker.pool.checkout(key: current.poolKey, plan: plan) {
+            exchange!.source = "pool"
+            exchange!.addressRank = plan.rank(of: pooled.address)
+            return attach(pooled)
+        }
         state = .connecting
         let started = MonotonicClock.nowMicros()
         // We connect by IP, so SNI and certificate verification must use the name the client asked for.
         let tls = current.scheme == .https ? (context: worker.tls, host: current.host) : nil
         let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
-                                  addresses: addresses, timeoutMillis: settings.connectTimeoutMs, tls: tls) { [unowned self] result in
+                                  addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
+                                  attemptDelayMillis: worker.config.upstream.connectionAttemptDelayMs, health: worker.health,
+                                  tls: tls) { [unowned self] result in
+            exchange?.connectAttempts = self.connector?.attemptsStarted ?? 0
+            exchange?.addressRank = self.connector?.winnerRank
             self.connector = nil
             exchange?.connectMicros = MonotonicClock.nowMicros() - started
             exchange?.connectFinished = true
@@ -360,7 +381,9 @@ final class ClientSession {
             case .failure(let failure):
                 worker.metrics.update { $0.countUpstreamFailure(failure.kind) }
                 respond(with: failure)
-            case .success(let connection): attach(connection)
+            case .success(let connection):
+                worker.health.recordUsed(connection.address, for: UpstreamHostKey(host: current.host, port: current.port))
+                attach(connection)
             }
         }
         self.connector = connector

@@ -75,6 +75,13 @@ struct Exchange {
     var firstByteMicros: Int64?
     var bytesFromClient: UInt64 = 0
     var bytesToClient: UInt64 = 0
+    /// Connection attempts started for this exchange (0 when a pooled connection carried it).
+    var connectAttempts = 0
+    /// 1-based position of the address used in the plan's order, nil when none was used.
+    var addressRank: Int?
+    /// When the whole request had been handed to the upstream, for its time-to-first-byte sample.
+    var requestSentMicros: Int64?
+    var firstByteRecorded = false
 
     var hostPort: String {
         if host == "-" { return "-" }

@@ -2,12 +2,14 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// Connects to the addresses of one host in turn, each with its own timeout, and hands the first
-/// established connection to the caller. Failures are collected so the client learns every address tried.
+/// Races the addresses of one host (RFC 8305 §5, happy eyeballs v2, decided by `ConnectionRace`):
+/// the first at once, the next after `attemptDelayMillis` or as soon as one fails, each with its own
+/// connect timeout; the first TCP connection to stand wins and the others are closed. Every attempt's
+/// outcome goes to `health`, so the next plan knows which addresses answer and how fast.
 ///
-/// With `tls`, a TCP connection that stands is then wrapped in TLS for `tls.host` (the name the client
-/// asked for, never the IP). The handshake runs within the same per-address timeout. A failed
-/// handshake ends the attempt without trying further addresses: a bad certificate or protocol is the
+/// With `tls`, the winning connection is then wrapped in TLS for `tls.host` (the name the client
+/// asked for, never the IP). The handshake runs within the winner's connect timeout. A failed
+/// handshake ends the connect without trying further addresses: a bad certificate or protocol is the
 /// server's answer, not a reachability problem another address would solve.
 final class Connector {
     struct Attempt: CustomStringConvertible {
@@ -17,11 +19,11 @@ final class Connector {
         var description: String { "\(address) \(outcome)" }
     }
 
-    /// What the connection to the current address waits for.
+    /// What the connection to one address waits for.
     private enum Phase: CustomStringConvertible {
-        /// TCP connect in flight; next: handshaking (TLS), done, or the next address.
+        /// TCP connect in flight; next: handshaking (TLS), done, failed, or abandoned when another wins.
         case connecting
-        /// TLS handshake in flight on the established socket; next: done or a TLS failure.
+        /// TLS handshake in flight on the winning socket; next: done or a TLS failure.
         case handshaking
 
         var description: String {
@@ -32,118 +34,185 @@ final class Connector {
         }
     }
 
+    /// One started attempt: its socket, its connect timeout, when it began.
+    private final class Running {
+        var bev: OpaquePointer
+        let index: Int
+        let address: SocketAddress
+        let startedMicros: Int64
+        let timer: Timer
+        var phase = Phase.connecting
+
+        init(bev: OpaquePointer, index: Int, address: SocketAddress, startedMicros: Int64, timer: Timer) {
+            self.bev = bev
+            self.index = index
+            self.address = address
+            self.startedMicros = startedMicros
+            self.timer = timer
+        }
+    }
+
     private let base: EventBase
     private let key: String
     private let hostPort: String
     private let tls: (context: TLSClientContext, host: String)?
-    private var remaining: [SocketAddress]
+    private let addresses: [SocketAddress]
     private let timeoutMillis: Int
+    private let health: UpstreamHealth?
     private var completion: ((Result<UpstreamConnection, ProxyError>) -> Void)?
-    private var current: (bev: OpaquePointer, address: SocketAddress, phase: Phase)?
-    private var attempts: [Attempt] = []
-    private let timer: Timer
+    private var race: ConnectionRace
+    private var running: [Running] = []
+    private var failures: [Attempt] = []
+    private let delayTimer: Timer
+    /// Connection attempts started so far, for the access log.
+    var attemptsStarted: Int { race.startedCount }
+    /// 1-based position in `addresses` of the address that won, once one has.
+    private(set) var winnerRank: Int?
 
     init(base: EventBase, key: String, hostPort: String, addresses: [SocketAddress], timeoutMillis: Int,
+         attemptDelayMillis: Int = Connector.defaultAttemptDelayMillis, health: UpstreamHealth? = nil,
          tls: (context: TLSClientContext, host: String)? = nil,
          completion: @escaping (Result<UpstreamConnection, ProxyError>) -> Void) {
         self.base = base
         self.key = key
         self.hostPort = hostPort
         self.tls = tls
-        self.remaining = addresses.reversed()
+        self.addresses = addresses
         self.timeoutMillis = timeoutMillis
+        self.health = health
         self.completion = completion
-        timer = Timer(base: base)
-        timer.action = { [unowned self] in timerFired() }
+        race = ConnectionRace(addressCount: addresses.count, delayMillis: attemptDelayMillis)
+        delayTimer = Timer(base: base)
+        delayTimer.action = { [unowned self] in perform(race.delayElapsed()) }
     }
+
+    /// RFC 8305 §8's recommended Connection Attempt Delay.
+    static let defaultAttemptDelayMillis = 250
 
     deinit { cancel() }
 
-    func start() { tryNext() }
+    func start() { perform(race.begin()) }
 
     /// Stops connecting; the completion is never called afterwards.
     func cancel() {
         completion = nil
-        timer.cancel()
-        if let current {
-            bufferevent_setcb(current.bev, nil, nil, nil, nil)
-            bufferevent_free(current.bev)
-            self.current = nil
+        delayTimer.cancel()
+        for attempt in running { discard(attempt) }
+        running.removeAll()
+    }
+
+    private func perform(_ actions: [ConnectionRace.Action]) {
+        for action in actions {
+            switch action {
+            case .start(let index): open(index)
+            case .armDelay(let millis): delayTimer.schedule(afterMillis: millis)
+            case .abandon(let index):
+                guard let attempt = take(index) else { continue }
+                let waited = MonotonicClock.nowMicros() - attempt.startedMicros
+                health?.record(attempt.address, outcome: .abandoned,
+                               reason: "no answer within \(waited / 1000) ms while another address connected", elapsedMicros: waited)
+                discard(attempt)
+            case .won(let index):
+                delayTimer.cancel()
+                guard let winner = running.first(where: { $0.index == index }) else { continue }
+                winnerRank = index + 1
+                health?.recordWin(position: index + 1)
+                won(winner)
+            case .lost:
+                delayTimer.cancel()
+                finish(.failure(failure()))
+            }
         }
     }
 
-    private func tryNext() {
-        guard let address = remaining.popLast() else {
-            finish(.failure(failure()))
-            return
-        }
+    private func open(_ index: Int) {
+        let address = addresses[index]
         guard let bev = bufferevent_socket_new(base.raw, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            attempts.append(Attempt(address: address, outcome: "no socket", timedOut: false))
-            return tryNext()
+            failures.append(Attempt(address: address, outcome: "no socket", timedOut: false))
+            return perform(race.attemptFailed(index))
         }
-        current = (bev, address, .connecting)
+        let attempt = Running(bev: bev, index: index, address: address, startedMicros: MonotonicClock.nowMicros(), timer: Timer(base: base))
+        attempt.timer.action = { [unowned self, unowned attempt] in timerFired(attempt) }
+        running.append(attempt)
         bufferevent_setcb(bev, nil, nil, BufferEventCallbacks.connectEvent, Unmanaged.passUnretained(self).toOpaque())
         let started = address.withSockaddr { bufferevent_socket_connect(bev, $0, Int32($1)) }
         if started != 0 {
             // Immediate failures (e.g. ENETUNREACH for an IPv6 address on an IPv4-only host).
-            abandonCurrent(outcome: Connector.errnoText(errno), timedOut: false)
-            return tryNext()
+            return failed(attempt, code: errno)
         }
-        timer.schedule(afterMillis: timeoutMillis)
+        attempt.timer.schedule(afterMillis: timeoutMillis)
     }
 
     func attempt(_ bev: OpaquePointer, didReceive events: Int16) {
         let code = errno
-        guard let current, current.bev == bev else { return }
+        guard let attempt = running.first(where: { $0.bev == bev }) else { return }
         let connected = events & Int16(BEV_EVENT_CONNECTED) != 0
-        switch current.phase {
+        switch attempt.phase {
         case .connecting where connected:
             bufferevent_setcb(bev, nil, nil, nil, nil)
-            var one: Int32 = 1
-            setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            if let tls {
-                // The timer keeps running: the handshake counts within the connect timeout.
-                startHandshake(replacing: bev, address: current.address, tls: tls)
-            } else {
-                timer.cancel()
-                self.current = nil
-                finish(.success(UpstreamConnection(bev: bev, key: key, address: current.address)))
-            }
+            health?.record(attempt.address, outcome: .connected, reason: "",
+                           elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
+            perform(race.attemptConnected(attempt.index))
         case .connecting:
-            timer.cancel()
-            abandonCurrent(outcome: Connector.errnoText(Connector.connectError(bev, reported: code)), timedOut: false)
-            tryNext()
+            failed(attempt, code: Connector.connectError(bev, reported: code))
         case .handshaking:
-            timer.cancel()
-            handshakeEnded(bev, address: current.address, connected: connected, events: events, errnoCode: code)
+            attempt.timer.cancel()
+            handshakeEnded(attempt, connected: connected, events: events, errnoCode: code)
+        }
+    }
+
+    private func failed(_ attempt: Running, code: Int32) {
+        _ = take(attempt.index)
+        let outcome: UpstreamAttemptOutcome = code == ECONNREFUSED ? .refused : .error
+        let text = Connector.errnoText(code)
+        failures.append(Attempt(address: attempt.address, outcome: text, timedOut: false))
+        health?.record(attempt.address, outcome: outcome, reason: text,
+                       elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
+        discard(attempt)
+        perform(race.attemptFailed(attempt.index))
+    }
+
+    private func won(_ winner: Running) {
+        let bev = winner.bev
+        var one: Int32 = 1
+        setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let tls {
+            // The timer keeps running: the handshake counts within the connect timeout.
+            startHandshake(winner, tls: tls)
+        } else {
+            _ = take(winner.index)
+            winner.timer.cancel()
+            finish(.success(UpstreamConnection(bev: bev, key: key, address: winner.address)))
         }
     }
 
     /// Moves the connected socket from the plain bufferevent to an OpenSSL one, which then owns it and
     /// the SSL (BEV_OPT_CLOSE_ON_FREE: freeing it frees the SSL and closes the socket).
-    private func startHandshake(replacing plain: OpaquePointer, address: SocketAddress,
-                                tls: (context: TLSClientContext, host: String)) {
+    private func startHandshake(_ winner: Running, tls: (context: TLSClientContext, host: String)) {
+        let plain = winner.bev
         let fd = bufferevent_getfd(plain)
         // With no fd left, freeing the plain bufferevent no longer closes the socket.
         bufferevent_setfd(plain, -1)
         bufferevent_free(plain)
-        let ssl = tls.context.makeSSL(host: tls.host, port: address.port)
+        let ssl = tls.context.makeSSL(host: tls.host, port: winner.address.port)
         guard let bev = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             SSL_free(ssl)
             Glibc.close(fd)
-            current = nil
-            timer.cancel()
+            _ = take(winner.index)
+            winner.timer.cancel()
             let failure = TLSFailure(.handshakeFailed("cannot set up TLS on the connection (out of memory)"))
-            return finish(.failure(failure.proxyError(host: tls.host, address: address)))
+            return finish(.failure(failure.proxyError(host: tls.host, address: winner.address)))
         }
-        current = (bev, address, .handshaking)
+        winner.bev = bev
+        winner.phase = .handshaking
         // The handshake starts once the loop sees the socket writable, so the callback is in place in time.
         bufferevent_setcb(bev, nil, nil, BufferEventCallbacks.connectEvent, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    private func handshakeEnded(_ bev: OpaquePointer, address: SocketAddress, connected: Bool, events: Int16, errnoCode: Int32) {
+    private func handshakeEnded(_ attempt: Running, connected: Bool, events: Int16, errnoCode: Int32) {
         guard let tls else { return }
+        let bev = attempt.bev
         var failure: TLSFailure?
         if connected, let ssl = bufferevent_openssl_get_ssl(bev) {
             failure = tls.context.pinFailure(ssl, host: tls.host)
@@ -151,51 +220,63 @@ final class Connector {
             failure = TLSFailure.diagnose(handshakeOf: bev, events: events, errnoCode: errnoCode, host: tls.host)
         }
         bufferevent_setcb(bev, nil, nil, nil, nil)
-        current = nil
+        _ = take(attempt.index)
         if let failure {
             bufferevent_free(bev)
-            tls.context.forgetSession(host: tls.host, port: address.port)
-            return finish(.failure(failure.proxyError(host: tls.host, address: address)))
+            tls.context.forgetSession(host: tls.host, port: attempt.address.port)
+            health?.recordFailureAfterConnect(attempt.address, outcome: .tlsFailure, reason: "TLS: \(failure)")
+            return finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
         }
-        finish(.success(UpstreamConnection(bev: bev, key: key, address: address, isTLS: true)))
+        finish(.success(UpstreamConnection(bev: bev, key: key, address: attempt.address, isTLS: true)))
     }
 
-    private func timerFired() {
-        guard let current else { return }
-        switch current.phase {
+    private func timerFired(_ attempt: Running) {
+        switch attempt.phase {
         case .connecting:
-            abandonCurrent(outcome: "timed out after \(timeoutMillis) ms", timedOut: true)
-            tryNext()
+            _ = take(attempt.index)
+            let text = "timed out after \(timeoutMillis) ms"
+            failures.append(Attempt(address: attempt.address, outcome: text, timedOut: true))
+            health?.record(attempt.address, outcome: .timeout, reason: text, elapsedMicros: Int64(timeoutMillis) * 1000)
+            discard(attempt)
+            perform(race.attemptFailed(attempt.index))
         case .handshaking:
             guard let tls else { return }
-            abandonCurrent(outcome: "TLS handshake timed out after \(timeoutMillis) ms", timedOut: true)
-            tls.context.forgetSession(host: tls.host, port: current.address.port)
+            _ = take(attempt.index)
+            discard(attempt)
+            tls.context.forgetSession(host: tls.host, port: attempt.address.port)
             let failure = TLSFailure(.handshakeTimedOut(millis: timeoutMillis))
-            finish(.failure(failure.proxyError(host: tls.host, address: current.address)))
+            health?.recordFailureAfterConnect(attempt.address, outcome: .tlsFailure, reason: "TLS handshake timed out")
+            finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
         }
     }
 
-    private func abandonCurrent(outcome: String, timedOut: Bool) {
-        guard let current else { return }
-        attempts.append(Attempt(address: current.address, outcome: outcome, timedOut: timedOut))
-        bufferevent_setcb(current.bev, nil, nil, nil, nil)
-        bufferevent_free(current.bev)
-        self.current = nil
+    /// Removes the attempt at plan position `index` from the running ones.
+    private func take(_ index: Int) -> Running? {
+        guard let position = running.firstIndex(where: { $0.index == index }) else { return nil }
+        return running.remove(at: position)
+    }
+
+    private func discard(_ attempt: Running) {
+        attempt.timer.cancel()
+        bufferevent_setcb(attempt.bev, nil, nil, nil, nil)
+        bufferevent_free(attempt.bev)
     }
 
     /// 504 when every address timed out (the network ate the SYNs), 502 otherwise (RFC 9209 §2.3.10-12).
     private func failure() -> ProxyError {
-        let tried = attempts.map(\.description).joined(separator: "; ")
-        if !attempts.isEmpty && attempts.allSatisfy(\.timedOut) {
+        let tried = failures.map(\.description).joined(separator: "; ")
+        if !failures.isEmpty && failures.allSatisfy(\.timedOut) {
             return ProxyError(status: 504, kind: .connectionTimeout, details: "cannot connect to \(hostPort): \(tried)")
         }
-        let kind: ProxyError.Kind = attempts.contains { $0.outcome.contains("refused") } ? .connectionRefused : .destinationNotFound
+        let kind: ProxyError.Kind = failures.contains { $0.outcome.contains("refused") } ? .connectionRefused : .destinationNotFound
         return ProxyError(status: 502, kind: kind, details: "cannot connect to \(hostPort): \(tried)")
     }
 
     private func finish(_ result: Result<UpstreamConnection, ProxyError>) {
         let completion = self.completion
         self.completion = nil
+        for attempt in running { discard(attempt) }
+        running.removeAll()
         completion?(result)
     }
 

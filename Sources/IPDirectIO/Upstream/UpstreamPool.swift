@@ -19,16 +19,31 @@ final class UpstreamPool {
 
     var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
 
-    /// Takes the most recently parked live connection for `key`, discarding dead ones found on the way.
-    func checkout(key: String) -> UpstreamConnection? {
-        while let connection = idle[key]?.popLast() {
-            if idle[key]?.isEmpty == true { idle[key] = nil }
-            connection.parkedIn = nil
-            if connection.looksReusable {
-                // Reading stays enabled; the new owner replaces the callbacks and the timeout.
-                return connection
+    /// Takes a live parked connection for `key` to the most preferred of `plan.reusable` (the most
+    /// recently parked one to that address), discarding dead ones found on the way. Idle connections to
+    /// addresses the plan no longer keeps (gone from the answer, quarantined, far slower than the best)
+    /// are closed: they get no new requests.
+    func checkout(key: String, plan: AddressPlan) -> UpstreamConnection? {
+        guard var list = idle[key] else { return nil }
+        list.removeAll { connection in
+            guard plan.keepsIdle.contains(connection.address) else {
+                connection.parkedIn = nil
+                connection.close()
+                return true
             }
-            connection.close()
+            return false
+        }
+        defer { idle[key] = list.isEmpty ? nil : list }
+        for address in plan.reusable {
+            while let index = list.lastIndex(where: { $0.address == address }) {
+                let connection = list.remove(at: index)
+                connection.parkedIn = nil
+                if connection.looksReusable {
+                    // Reading stays enabled; the new owner replaces the callbacks and the timeout.
+                    return connection
+                }
+                connection.close()
+            }
         }
         return nil
     }

@@ -40,7 +40,7 @@ import Testing
     }
 
     /// Arrays of tables, written `[[name]]`.
-    static let tableArrays = ["tls.pin", "resolver.httpdns"]
+    static let tableArrays = ["tls.pin", "resolver.httpdns", "upstream.balance_rule", "upstream.probe"]
 
     /// The file spells out what ipdirect runs on without one: the defaults and the built-in providers.
     @Test func exampleFileParsesWithoutDiagnosticsToTheBuiltInConfiguration() throws {

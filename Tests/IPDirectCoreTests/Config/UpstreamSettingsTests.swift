@@ -89,3 +89,53 @@ import Testing
         ])
     }
 }
+
+/// The address-selection keys of `[upstream]`.
+@Suite struct UpstreamSelectionSettingsTests {
+    @Test func defaultsFollowRFC8305AndTheIssueOfQuarantine() throws {
+        let upstream = try UpstreamSettingsTests.upstream("")
+        #expect(upstream.connectionAttemptDelayMs == 250)
+        #expect(upstream.balance == .fastest)
+        #expect(upstream.quarantineMs == 10_000)
+        #expect(upstream.quarantineMaxMs == 300_000)
+    }
+
+    @Test func readsModesRulesAndProbes() throws {
+        let upstream = try UpstreamSettingsTests.upstream("""
+        [upstream]
+        connection_attempt_delay = 100
+        balance = "spread"
+        quarantine = 1
+        quarantine_max = 4
+
+        [[upstream.balance_rule]]
+        hosts = ["*.load.test", "one.test"]
+        balance = "sticky"
+
+        [[upstream.probe]]
+        hosts = ["*.ranked.test"]
+        port = 443
+        """)
+        #expect(upstream.connectionAttemptDelayMs == 100)
+        #expect(upstream.balanceMode(for: "a.load.test") == .sticky)
+        #expect(upstream.balanceMode(for: "one.test") == .sticky)
+        #expect(upstream.balanceMode(for: "other.test") == .spread)
+        #expect(upstream.probePort(for: "x.ranked.test") == 443)
+        #expect(upstream.probePort(for: "ranked.test") == nil)
+        #expect(upstream.healthSettings.quarantineMicros == 1_000_000)
+        #expect(upstream.healthSettings.attemptDelayMicros == 100_000)
+    }
+
+    @Test(arguments: [
+        ("[upstream]\nconnection_attempt_delay = 5", "connection_attempt_delay: 5 is out of range (10-5000)"),
+        ("[upstream]\nbalance = \"random\"", "balance: 'random' is not one of fastest, spread, sticky"),
+        ("[upstream]\nquarantine = 20\nquarantine_max = 10", "quarantine_max must not be less than quarantine"),
+        ("[[upstream.probe]]\nhosts = [\"a.test\"]", "[[upstream.probe]] has no port"),
+        ("[[upstream.balance_rule]]\nhosts = [\"a.test\"]\nbalance = \"spread\"\nport = 1", "unknown key 'port' in [[upstream.balance_rule]]"),
+        ("[[upstream.balance_rule]]\nhosts = []\nbalance = \"spread\"", "hosts must list at least one host"),
+    ])
+    func refusesBadSelectionKeys(text: String, message: String) {
+        let found = UpstreamSettingsTests.diagnostics(text).map(\.message)
+        #expect(found.contains { $0.contains(message) }, "\(found)")
+    }
+}

@@ -14,9 +14,9 @@ import Testing
     @Test func lineCarriesEveryField() {
         let record = AccessLogRecord(unixMillis: 0, client: "127.0.0.1:5000", method: "GET", target: "a.test:80",
                                      upstream: "127.0.0.1:8080", source: "hosts", status: 200, bytesFromClient: 77,
-                                     bytesToClient: 1234, resolveMicros: 12, connectMicros: 340, totalMicros: 1_250,
-                                     note: "")
-        #expect(record.line == "1970-01-01T00:00:00.000Z client=127.0.0.1:5000 method=GET target=a.test:80 upstream=127.0.0.1:8080 source=hosts cache_age_ms=- status=200 bytes_in=77 bytes_out=1234 resolve_ms=0.0 connect_ms=0.3 total_ms=1.3\n")
+                                     bytesToClient: 1234, resolveMicros: 12, connectMicros: 340, attempts: 2, addressRank: 2,
+                                     totalMicros: 1_250, note: "")
+        #expect(record.line == "1970-01-01T00:00:00.000Z client=127.0.0.1:5000 method=GET target=a.test:80 upstream=127.0.0.1:8080 source=hosts cache_age_ms=- status=200 bytes_in=77 bytes_out=1234 resolve_ms=0.0 connect_ms=0.3 attempts=2 rank=2 total_ms=1.3\n")
     }
 }
 
@@ -26,5 +26,12 @@ import Testing
                                      source: "cache:google", cacheAgeMillis: 4_250, status: 200, bytesFromClient: 0,
                                      bytesToClient: 0, resolveMicros: 0, connectMicros: 0, totalMicros: 0, note: "")
         #expect(record.line.contains(" source=cache:google cache_age_ms=4250 status=200 "))
+    }
+
+    @Test func aPooledRequestShowsNoAttemptsAndAnExchangeWithoutUpstreamNoRank() {
+        let record = AccessLogRecord(unixMillis: 0, client: "c", method: "GET", target: "a.test:80", upstream: "-",
+                                     source: "-", status: 502, bytesFromClient: 0, bytesToClient: 0, resolveMicros: 0,
+                                     connectMicros: 0, totalMicros: 0, note: "")
+        #expect(record.line.contains(" attempts=0 rank=- "))
     }
 }

@@ -134,6 +134,17 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
+    /// Thread-safe: every cached name is asked again in the background (the cached answers stay in
+    /// use meanwhile); returns how many names that is.
+    func refreshAllNames() -> Int {
+        let now = ResolverService.nowMillis()
+        let names = Set(state.withLock { $0.cache.snapshot(now: now) }.map(\.name))
+        mailbox.post { [self] in
+            for name in names.sorted() { engine.resolve(name, waiter: nil) }
+        }
+        return names.count
+    }
+
     /// What a negative answer (RFC 2308), fresh or cached, tells the client.
     static func negative(_ host: String, source: ResolutionSource, nameDoesNotExist: Bool) -> ResolveFailure {
         ResolveFailure(host: host, reason: nameDoesNotExist ? .notFound : .failed("\(host) has no A or AAAA record (\(source))"))

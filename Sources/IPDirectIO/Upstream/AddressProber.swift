@@ -1,0 +1,122 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// The background side of address health, on a thread and event loop of its own: TCP probes that
+/// bring quarantined addresses back once they answer, probes that rank a new answer's addresses
+/// before they carry traffic (`[[upstream.probe]]`), the table's expiry, and the network-change
+/// watch. Client traffic never waits for any of it.
+///
+/// `@unchecked Sendable`: everything but `health` and `mailbox` is touched only on the prober thread.
+final class AddressProber: @unchecked Sendable {
+    let health: UpstreamHealth
+    let mailbox: LoopMailbox
+    private let base = EventBase()
+    private var connectTimeoutMillis: Int
+    private var probes: [ObjectIdentifier: Connector] = [:]
+    private let tick: Timer
+    private var thread: pthread_t?
+    private var ticksSinceExpiry = 0
+    /// Runs on the prober thread after a network change was seen (set before `start`).
+    var networkChanged: ((String) -> Void)?
+    private var networkMonitor: NetworkChangeMonitor?
+
+    /// How often due probes are started.
+    static let tickMillis = 200
+    /// Expiry of unused entries runs every this many ticks.
+    static let ticksPerExpiry = 50
+
+    init(health: UpstreamHealth, connectTimeoutMillis: Int) throws(StartupError) {
+        self.health = health
+        self.connectTimeoutMillis = connectTimeoutMillis
+        mailbox = try LoopMailbox(base: base)
+        tick = Timer(base: base)
+        tick.action = { [unowned self] in ticked() }
+    }
+
+    func start() {
+        networkMonitor = NetworkChangeMonitor(base: base) { [unowned self] reason in networkChanged?(reason) }
+        tick.schedule(afterMillis: AddressProber.tickMillis)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let prober = Unmanaged<AddressProber>.fromOpaque(context!).takeRetainedValue()
+            prober.base.dispatch()
+            return nil
+        }, context)
+        self.thread = thread
+    }
+
+    func stop() {
+        guard let thread else { return }
+        mailbox.post { [self] in
+            tick.cancel()
+            for probe in probes.values { probe.cancel() }
+            probes.removeAll()
+            networkMonitor = nil
+            base.loopBreak()
+        }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    /// Thread-safe: a reload's connect timeout for later probes.
+    func apply(connectTimeoutMillis: Int) {
+        mailbox.post { [self] in self.connectTimeoutMillis = connectTimeoutMillis }
+    }
+
+    /// Thread-safe: probe the addresses of a new answer that nothing is known about yet.
+    func rank(_ candidates: [SocketAddress]) {
+        let taken = health.state.withLock { $0.table.takeUnknown(candidates, now: MonotonicClock.nowMicros()) }
+        guard !taken.isEmpty else { return }
+        mailbox.post { [self] in
+            for address in taken { probe(address, ranking: true) }
+        }
+    }
+
+    private func ticked() {
+        let now = MonotonicClock.nowMicros()
+        ticksSinceExpiry += 1
+        let expire = ticksSinceExpiry >= AddressProber.ticksPerExpiry
+        if expire { ticksSinceExpiry = 0 }
+        let due = health.state.withLock { state in
+            if expire { state.table.expire(now: now) }
+            return state.table.takeDueProbes(now: now)
+        }
+        for address in due { probe(address, ranking: false) }
+        tick.schedule(afterMillis: AddressProber.tickMillis)
+    }
+
+    private func probe(_ address: SocketAddress, ranking: Bool) {
+        let started = MonotonicClock.nowMicros()
+        var identifier: ObjectIdentifier?
+        let connector = Connector(base: base, key: "", hostPort: address.description, addresses: [address],
+                                  timeoutMillis: connectTimeoutMillis) { [unowned self] result in
+            if let identifier { probes[identifier] = nil }
+            finished(address, result: result, micros: MonotonicClock.nowMicros() - started, ranking: ranking)
+        }
+        identifier = ObjectIdentifier(connector)
+        probes[ObjectIdentifier(connector)] = connector
+        connector.start()
+    }
+
+    private func finished(_ address: SocketAddress, result: Result<UpstreamConnection, ProxyError>, micros: Int64, ranking: Bool) {
+        let now = MonotonicClock.nowMicros()
+        switch result {
+        case .success(let connection):
+            connection.close()
+            let recovered = health.state.withLock { state in
+                state.counters.probesUp += 1
+                return state.table.probeSucceeded(address, micros: micros, now: now)
+            }
+            if recovered { Logger.info("event=address_recovered address=\(address) by=probe connect_ms=\(micros / 1000)") }
+        case .failure(let error):
+            let quarantinedFor = health.state.withLock { state in
+                state.counters.probesDown += 1
+                return state.table.probeFailed(address, reason: error.details, now: now)
+            }
+            let kind = ranking ? "ranking_probe" : "probe"
+            Logger.info("event=address_probe_failed address=\(address) probe=\(kind) quarantine_ms=\((quarantinedFor ?? 0) / 1000) reason=\"\(error.details)\"")
+        }
+    }
+}
