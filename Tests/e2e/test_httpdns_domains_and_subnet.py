@@ -93,7 +93,8 @@ def test_a_name_outside_the_domains_never_reaches_the_limited_provider(httpdns_s
     for name in names:
         httpdns_stub.set_record(name, a=(LOOPBACK,))
         limited_stub.set_record(name, a=(LOOPBACK,))
-    proxy = start_with(start_ipdirect, general_provider(httpdns_stub), limited_provider(limited_stub, "tencent"))
+    # Listed first: only its domains keep it from answering these names.
+    proxy = start_with(start_ipdirect, limited_provider(limited_stub, "tencent"), general_provider(httpdns_stub))
 
     for name in names:
         fetch_ok(proxy, network, name, "general")
@@ -125,10 +126,10 @@ def test_a_limited_providers_empty_or_nxdomain_answer_falls_through_and_is_not_c
 
 # Client subnet --------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("subnet, family, prefix, address", [
-    ("203.0.113.0/24", ECS_IPV4, 24, bytes([203, 0, 113])),
-    ("198.51.100.128/25", ECS_IPV4, 25, bytes([198, 51, 100, 128])),
-    ("2001:db8:1234:5600::/56", ECS_IPV6, 56, bytes.fromhex("20010db8123456")),
-    ("0.0.0.0/0", ECS_IPV4, 0, b""),
+    pytest.param("203.0.113.0/24", ECS_IPV4, 24, bytes([203, 0, 113]), id="v4-24"),
+    pytest.param("198.51.100.128/25", ECS_IPV4, 25, bytes([198, 51, 100, 128]), id="v4-25"),
+    pytest.param("2001:db8:1234:5600::/56", ECS_IPV6, 56, bytes.fromhex("20010db8123456"), id="v6-56"),
+    pytest.param("0.0.0.0/0", ECS_IPV4, 0, b"", id="v4-0"),
 ])
 @pytest.mark.parametrize("method", ("get", "post"))
 def test_doh_queries_carry_the_client_subnet_as_an_ecs_option(subnet, family, prefix, address, method,
