@@ -77,12 +77,20 @@ public struct HTTPDNSProviderSettings: Sendable, Equatable {
     public var keyID: String?
     /// tencent, encrypted form: the cipher, sent as `alg=`.
     public var cipher: TencentFormat.CipherAlgorithm?
+    /// The names this provider answers (exact or `*.` subdomains, as `bypass` writes them); empty for a
+    /// general provider that answers every name. A provider with domains is asked first for the names
+    /// that match and never for any other (see `HTTPDNSProviderSelection`).
+    public var domains: [HostPattern]
+    /// The clients' network, sent to the provider so it answers for them (see `ClientSubnet`); nil
+    /// sends nothing and the provider sees the daemon's own address.
+    public var clientSubnet: ClientSubnet?
 
     public init(
         name: String, format: HTTPDNSFormat, url: HTTPDNSURL, bootstrap: [IPAddress],
         caFile: String? = nil, timeoutMs: Int = defaultTimeoutMs, method: HTTPDNSMethod = .get,
         accountID: String? = nil, secret: CredentialSource? = nil, token: CredentialSource? = nil,
-        keyID: String? = nil, cipher: TencentFormat.CipherAlgorithm? = nil
+        keyID: String? = nil, cipher: TencentFormat.CipherAlgorithm? = nil,
+        domains: [HostPattern] = [], clientSubnet: ClientSubnet? = nil
     ) {
         self.name = name
         self.format = format
@@ -96,7 +104,12 @@ public struct HTTPDNSProviderSettings: Sendable, Equatable {
         self.token = token
         self.keyID = keyID
         self.cipher = cipher
+        self.domains = domains
+        self.clientSubnet = clientSubnet
     }
+
+    /// Whether the provider answers only the names of its `domains`.
+    public var isDomainLimited: Bool { !domains.isEmpty }
 }
 
 extension HTTPDNSProviderSettings {

@@ -34,7 +34,8 @@ extension HTTPDNSProviderTable {
             method: written.method ?? .get, accountID: written.accountID,
             secret: credential(file: written.secretFile, environment: written.secretEnv),
             token: credential(file: written.tokenFile, environment: written.tokenEnv),
-            keyID: written.keyID, cipher: written.cipher)
+            keyID: written.keyID, cipher: written.cipher, domains: written.domains ?? [],
+            clientSubnet: written.clientSubnet)
         return (provider, [])
     }
 
@@ -93,6 +94,10 @@ extension HTTPDNSProviderTable {
             }
             if let url = written.url {
                 problems += urlShape(url, format)
+            }
+            if let subnet = written.clientSubnet, subnet.prefixLength == 0, format == .aliyun || format == .tencent {
+                // RFC 7871 §7.1.2's /0 ("use no client address") has no `ip=` spelling.
+                problems.append((line(of: Key.clientSubnet), "\(Key.clientSubnet): \(format) providers take an address as ip=, which cannot say /0; only doh and json providers can be told to use no client address"))
             }
             return problems
         }

@@ -16,6 +16,8 @@ struct HTTPDNSProviderTable {
     var tokenEnv: String?
     var keyID: String?
     var cipher: TencentFormat.CipherAlgorithm?
+    var domains: [HostPattern]?
+    var clientSubnet: ClientSubnet?
 
     /// How the table is written, for messages.
     static let header = "[[resolver.httpdns]]"
@@ -37,6 +39,8 @@ struct HTTPDNSProviderTable {
         static let tokenEnv = "token_env"
         static let keyID = "key_id"
         static let cipher = "alg"
+        static let domains = "domains"
+        static let clientSubnet = "client_subnet"
     }
 
     static var configKeys: [ConfigKey<HTTPDNSProviderTable>] {
@@ -55,6 +59,8 @@ struct HTTPDNSProviderTable {
             ConfigKey(Key.tokenEnv, \.tokenEnv, .environmentVariableName),
             ConfigKey(Key.keyID, \.keyID, .credentialID),
             ConfigKey(Key.cipher, \.cipher, .choice),
+            ConfigKey(Key.domains, \.domains, .list(of: .hostPatternWithoutPort, allowEmpty: false)),
+            ConfigKey(Key.clientSubnet, \.clientSubnet, .clientSubnet),
         ]
     }
 

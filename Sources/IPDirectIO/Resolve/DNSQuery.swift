@@ -5,7 +5,8 @@ import IPDirectCore
 ///
 /// The ID is 0 (RFC 8484 §4.1: DoH needs no ID to match answers, and a fixed one keeps GET
 /// requests cache-friendly) and recursion is desired, because the DoH server resolves for us.
-/// No EDNS(0) OPT record is added: over HTTP there is no UDP size to advertise.
+/// No EDNS(0) OPT record is added (over HTTP there is no UDP size to advertise) unless a client subnet
+/// is to be sent: then an OPT record holding the RFC 7871 ECS option ends the message.
 public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
     /// The name asked, lower case and without a trailing dot; what the answer's question must echo.
     public let name: String
@@ -22,7 +23,7 @@ public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
     /// 0 tells c-ares not to append an EDNS(0) OPT record.
     private static let noEDNSPayloadSize: Int32 = 0
 
-    public init(name: String, type: DNSRecordType) throws(DNSQueryError) {
+    public init(name: String, type: DNSRecordType, clientSubnet: ClientSubnet? = nil) throws(DNSQueryError) {
         let normalised = HostName.normalized(name)
         guard !normalised.isEmpty else { throw .invalidName(name, "the name is empty") }
         guard normalised.utf8.count <= Self.maximumNameLength else {
@@ -45,7 +46,17 @@ public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
         }
         self.name = normalised
         self.type = type
-        self.bytes = Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
+        let built = Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
+        guard let clientSubnet else {
+            self.bytes = built
+            return
+        }
+        // c-ares writes header, question and nothing else (no OPT, as asked above), so the record
+        // goes at the end; a c-ares message is never too short or full of additional records.
+        guard let withOPT = EDNSRecord.appending(options: [clientSubnet.ednsOption], to: built) else {
+            throw .invalidName(name, "the query could not take an EDNS record")
+        }
+        self.bytes = withOPT
     }
 
     /// The message in base64url without padding, as the `dns` parameter of a GET (RFC 8484 §4.1, §6).

@@ -288,3 +288,43 @@ import Testing
         ])
     }
 }
+
+/// `domains` and `client_subnet`: what they read into and what they refuse, on the key's line.
+extension HTTPDNSProviderSettingsTests {
+    @Test func readsDomainsAndClientSubnet() throws {
+        let read = try Self.providers(Self.provider("tencent", url: "http://192.0.2.1/d",
+                                                    "domains = [\"*.cn.example\", \"api.example.org\"]\nclient_subnet = \"203.0.113.0/24\""))
+        #expect(read.count == 1)
+        #expect(read[0].domains == [HostPattern("*.cn.example")!, HostPattern("api.example.org")!])
+        #expect(read[0].isDomainLimited)
+        #expect(read[0].clientSubnet == ClientSubnet("203.0.113.0/24"))
+        let plain = try Self.providers(Self.provider("doh", url: Self.dohURL, ""))
+        #expect(plain[0].domains.isEmpty && !plain[0].isDomainLimited && plain[0].clientSubnet == nil)
+        let everywhere = try Self.providers(Self.provider("json", url: "https://192.0.2.1/resolve",
+                                                          "client_subnet = \"::/0\""))
+        #expect(everywhere[0].clientSubnet == ClientSubnet("::/0"))
+    }
+
+    @Test(arguments: [
+        ("doh", dohURL, "domains = []", 5, "domains: must list at least one value"),
+        ("doh", dohURL, "domains = [\"*.cn.example:443\"]", 5, "domains: '*.cn.example:443': name hosts without a port"),
+        ("doh", dohURL, "domains = [\"a.*.example\"]", 5,
+         "domains: 'a.*.example': a wildcard must be the whole first label, as in *.example.net"),
+        ("doh", dohURL, "domains = [\"192.0.2.7\"]", 5, "domains: '192.0.2.7' is an IP address; rules name hosts"),
+        ("doh", dohURL, "domains = \"*.cn.example\"", 5, "domains: expected an array, found a string"),
+        ("doh", dohURL, "client_subnet = \"203.0.113.7/24\"", 5,
+         "client_subnet: '203.0.113.7/24' has host bits set past /24; write the network, 203.0.113.0/24"),
+        ("json", "https://192.0.2.1/resolve", "client_subnet = \"203.0.113.0/40\"", 5,
+         "client_subnet: '203.0.113.0/40': '40' is not a prefix length of an IPv4 address (0-32)"),
+        ("doh", dohURL, "client_subnet = \"203.0.113.0\"", 5,
+         "client_subnet: '203.0.113.0' has no prefix length; write a network such as 203.0.113.0/24 or 2001:db8::/56"),
+        ("doh", dohURL, "client_subnet = 24", 5, "client_subnet: expected a string, found an integer"),
+        ("tencent", "http://192.0.2.1/d", "client_subnet = \"0.0.0.0/0\"", 5,
+         "client_subnet: tencent providers take an address as ip=, which cannot say /0; only doh and json providers can be told to use no client address"),
+        ("aliyun", "http://192.0.2.1", "account_id = \"1\"\nclient_subnet = \"::/0\"", 6,
+         "client_subnet: aliyun providers take an address as ip=, which cannot say /0; only doh and json providers can be told to use no client address"),
+    ] as [(String, String, String, Int, String)])
+    func refusesBadDomainsAndSubnetsOnTheirLine(format: String, url: String, extra: String, line: Int, message: String) {
+        #expect(Self.diagnostics(Self.provider(format, url: url, extra)) == [ConfigDiagnostic(line: line, message: "httpdns: \(message)")])
+    }
+}

@@ -1,4 +1,5 @@
 import Testing
+import IPDirectCore
 @testable import IPDirectIO
 
 @Suite struct DNSQueryTests {
@@ -14,6 +15,17 @@ import Testing
         #expect(query.bytes.count == 33)
         #expect(query.bytes == Self.wwwExampleComA)
         #expect(query.base64URL == "AAABAAABAAAAAAAAA3d3dwdleGFtcGxlA2NvbQAAAQAB")
+    }
+
+    @Test func endsWithAnOPTRecordCarryingTheClientSubnet() throws {
+        let subnet = try #require(ClientSubnet("2001:db8:1234:5600::/56"))
+        let query = try DNSQuery(name: "www.example.com", type: .a, clientSubnet: subnet)
+        var expected = Self.wwwExampleComA
+        expected[11] = 1
+        // OPT: root, TYPE 41, CLASS 1232, TTL 0, RDLENGTH 15, ECS (code 8, length 11, family 2, /56, scope 0, 7 bytes).
+        expected += [0x00, 0x00, 0x29, 0x04, 0xD0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0F,
+                     0x00, 0x08, 0x00, 0x0B, 0x00, 0x02, 0x38, 0x00, 0x20, 0x01, 0x0D, 0xB8, 0x12, 0x34, 0x56]
+        #expect(query.bytes == expected)
     }
 
     @Test func asksForAAAAWithTypeTwentyEight() throws {

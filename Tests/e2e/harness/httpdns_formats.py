@@ -6,12 +6,17 @@
   md5_hex("HOST-SECRET-T"), `t` the expiry in unix seconds at most 24 h ahead.
 - tencent (DNSPod D+): `/d?dn=&ttl=1&type=addrs` answering `ip;ip,TTL-ip6,TTL`; `token=` when configured;
   the encrypted form `id=&alg=des|aes` with hex ciphertext both ways (see dnspod_cipher).
+- doh: RFC 8484 over HTTP/1.1 at `/doh-query`, `?dns=` (GET) or an `application/dns-message` body (POST);
+  the query's EDNS options (ECS) are kept for the tests to read.
 """
 
+import base64
+import binascii
 import hashlib
 import json
 from dataclasses import dataclass, field
 
+from .dns_message import decode_query, encode_response
 from .dnspod_cipher import DnspodCipher
 from .httpdns_state import Resolution, StubMode, normalised
 
@@ -52,6 +57,7 @@ class FormatQuery:
     signed: bool = False
     cipher: DnspodCipher | None = None
     refusal: StubReply | None = field(default=None)
+    message: bytes = b""
 
 
 def _json_reply(document: dict, status: int = HTTP_OK, content_type: str = "application/json") -> StubReply:
@@ -159,6 +165,36 @@ def answer_tencent(query: FormatQuery, resolution: Resolution) -> StubReply:
     if query.cipher is not None:
         text = query.cipher.encrypt_hex(text.encode())
     return StubReply(HTTP_OK, text.encode(), "text/plain")
+
+
+# doh --------------------------------------------------------------------------------------------------------
+DNS_MESSAGE_TYPE = "application/dns-message"
+
+
+def identify_doh(query: FormatQuery, body: bytes | None) -> None:
+    """The message from `?dns=` (base64url without padding, RFC 8484 §4.1) or from a POST body."""
+    if body is None:
+        text = query.parameters.get("dns", "")
+        try:
+            query.message = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        except (binascii.Error, ValueError):
+            query.refusal = StubReply(HTTP_BAD_REQUEST, b"dns= is not base64url\n", "text/plain")
+            return
+    else:
+        query.message = body
+    try:
+        parsed = decode_query(query.message)
+    except (ValueError, IndexError) as error:
+        query.refusal = StubReply(HTTP_BAD_REQUEST, f"not a DNS query: {error}\n".encode(), "text/plain")
+        return
+    query.name = normalised(parsed.name)
+    query.types = (parsed.type,)
+
+
+def answer_doh(query: FormatQuery, resolution: Resolution) -> StubReply:
+    record_type = query.types[0]
+    body = encode_response(query.message, resolution.addresses(record_type), resolution.ttl, resolution.exists)
+    return StubReply(HTTP_OK, body, DNS_MESSAGE_TYPE)
 
 
 # Misbehaviour -----------------------------------------------------------------------------------------------

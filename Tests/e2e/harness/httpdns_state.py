@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 # The TTL a record has when the test does not say.
 DEFAULT_TTL = 60
 # The formats the stub speaks; modes can be set for one of them or for all.
-FORMATS = ("json", "aliyun", "tencent")
+FORMATS = ("json", "aliyun", "tencent", "doh")
 # What the `private` mode answers instead of the real addresses (RFC 1918 / RFC 4193 space).
 PRIVATE_ADDRESSES = {"A": "10.0.0.1", "AAAA": "fd00::1"}
 # A CNAME chain longer than this is a loop in the test's records.
@@ -82,6 +82,8 @@ class StubRequest:
     types: frozenset[str]
     target: str
     headers: dict[str, str]
+    # doh: the DNS message as received (from `?dns=` or the POST body), to read its EDNS options.
+    message: bytes = b""
 
 
 def normalised(name: str) -> str:

@@ -4,6 +4,8 @@ told apart by path, and counts what it is asked (see httpdns_formats for the wir
 - `/resolve` (Google) and `/dns-query` (Cloudflare, with `Accept: application/dns-json`): json.
 - `/{account}/d` and `/{account}/sign_d`: aliyun.
 - `/d`: tencent, plain, with `token=` when the stub has one, or encrypted (`id=&alg=`).
+- `/doh-query`: RFC 8484 DNS messages over HTTP/1.1, GET or POST (unbound and dnsdist serve DoH too; this one
+  keeps each query, so tests can read its EDNS Client Subnet option).
 
 A second instance with a certificate serves the same over TLS (as `httpdns.test`), for the HTTPS forms.
 Records, modes and counts live in a `StubState` that tests change while the stub runs.
@@ -17,8 +19,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from .certificates import CertificatePair
 from .doh_certificates import HTTPDNS_STUB_HOST_NAME
-from .httpdns_formats import (FormatQuery, StubReply, answer_aliyun, answer_json, answer_tencent, identify_aliyun,
-                              identify_json, identify_tencent, misbehaviour)
+from .httpdns_formats import (FormatQuery, StubReply, answer_aliyun, answer_doh, answer_json, answer_tencent,
+                              identify_aliyun, identify_doh, identify_json, identify_tencent, misbehaviour)
 from .httpdns_state import DEFAULT_TTL, StubMode, StubRecord, StubRequest, StubState
 from .ports import LOOPBACK
 
@@ -34,7 +36,10 @@ TENCENT_AES_KEY = b"e2e-aes-key-0016"      # 16 bytes
 # A keep-alive connection idle this long is closed, so stray client threads never pile up.
 IDLE_CONNECTION_SECONDS = 30.0
 # URL paths of each format, for `url()`.
-PATHS = {"json-google": "/resolve", "json-cloudflare": "/dns-query", "aliyun": "", "tencent": "/d"}
+PATHS = {"json-google": "/resolve", "json-cloudflare": "/dns-query", "aliyun": "", "tencent": "/d",
+         "doh": "/doh-query"}
+# A POST body larger than this is no DNS query (RFC 8484 §6: one message, at most 65535 bytes).
+MAXIMUM_POST_BYTES = 65535
 
 
 class _Server(ThreadingHTTPServer):
@@ -68,15 +73,25 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        self._handle(None)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0") or 0)
+        if not 0 < length <= MAXIMUM_POST_BYTES:
+            self._send(StubReply(400, b"a POST needs a DNS message body\n", "text/plain"))
+            return
+        self._handle(self.rfile.read(length))
+
+    def _handle(self, body: bytes | None):
         stub = self.server.stub
         target = urlsplit(self.path)
         query = stub.route(target.path, dict(parse_qsl(target.query, keep_blank_values=True)),
-                           {name.lower(): value for name, value in self.headers.items()})
+                           {name.lower(): value for name, value in self.headers.items()}, body)
         if query is None:
             self._send(StubReply(404, b"no such HTTPDNS endpoint\n", "text/plain"))
             return
         stub.state.record_request(StubRequest(query.format, query.name, frozenset(query.types), self.path,
-                                              dict(query.headers)))
+                                              dict(query.headers), query.message))
         self._send(stub.reply(query))
 
     def _send(self, reply: StubReply) -> None:
@@ -130,7 +145,7 @@ class HttpdnsStub:
         return LOOPBACK
 
     def url(self, kind: str) -> str:
-        """A provider URL: `json-google`, `json-cloudflare`, `aliyun` (the service base) or `tencent`. The plain
+        """A provider URL: `json-google`, `json-cloudflare`, `aliyun` (the service base), `tencent` or `doh`. The plain
         stub is named by its address, as the vendors' plain endpoints are; the TLS one by `httpdns.test`."""
         host = HTTPDNS_STUB_HOST_NAME if self.is_tls else LOOPBACK
         return f"{'https' if self.is_tls else 'http'}://{host}:{self.port}{PATHS[kind]}"
@@ -161,8 +176,14 @@ class HttpdnsStub:
         self.state.reset()
 
     # Request handling (on connection threads) ------------------------------------------------------------------
-    def route(self, path: str, parameters: dict[str, str], headers: dict[str, str]) -> FormatQuery | None:
-        if path in ("/resolve", "/dns-query"):
+    def route(self, path: str, parameters: dict[str, str], headers: dict[str, str],
+              body: bytes | None = None) -> FormatQuery | None:
+        if path == PATHS["doh"]:
+            query = FormatQuery("doh", parameters, headers)
+            identify_doh(query, body)
+        elif body is not None:
+            return None
+        elif path in ("/resolve", "/dns-query"):
             query = FormatQuery("json", parameters, headers)
             identify_json(query, cloudflare=path == "/dns-query")
         elif path == "/d":
@@ -186,6 +207,7 @@ class HttpdnsStub:
         if query.refusal is not None:
             return query.refusal
         resolution = self.state.resolve(query.name, mode)
-        answer = {"json": answer_json, "aliyun": answer_aliyun, "tencent": answer_tencent}[query.format]
+        answer = {"json": answer_json, "aliyun": answer_aliyun, "tencent": answer_tencent,
+                  "doh": answer_doh}[query.format]
         return answer(query, resolution)
 

@@ -2,7 +2,8 @@
 
 Keys as the configuration reference names them: name, format (doh, json, aliyun, tencent), url, bootstrap,
 ca_file, timeout_ms, method (doh only), account_id (aliyun), secret_file/secret_env (aliyun signing secret,
-tencent key), token_file/token_env (tencent HTTPS form), key_id and alg (tencent encrypted form). A key left
+tencent key), token_file/token_env (tencent HTTPS form), key_id and alg (tencent encrypted form), domains (the
+names a provider is limited to) and client_subnet (sent as ECS / ip=). A key left
 None is not written, so ipdirect's default applies. Pass the result as `ConfigAdditions.sections`, and the
 order (`resolver_keys={"order": ["hosts", "httpdns"]}`) in `ConfigAdditions.resolver_keys`.
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 
 # Config keys in the order they are written; the dataclass fields carry the same names.
 KEY_ORDER = ("name", "format", "url", "bootstrap", "ca_file", "timeout_ms", "method", "account_id",
-             "secret_file", "secret_env", "token_file", "token_env", "key_id", "alg")
+             "secret_file", "secret_env", "token_file", "token_env", "key_id", "alg", "domains", "client_subnet")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class HttpdnsProvider:
     token_env: str | None = None
     key_id: str | None = None
     alg: str | None = None
+    domains: tuple[str, ...] | list[str] | None = None
+    client_subnet: str | None = None
 
     def toml(self) -> str:
         values = {field.name: getattr(self, field.name) for field in fields(self)}

@@ -9,22 +9,30 @@ public enum AliyunFormat {
     /// The service refuses a signature whose expiry lies more than 24 hours ahead.
     public static let maximumSignatureLifetime = 24 * 60 * 60
 
-    /// `GET /{account_id}/d?host=NAME&query=4,6` (or `query=4` / `query=6`).
-    public static func request(accountID: String, name: String, families: [AddressFamily]) -> HTTPDNSRequest {
+    /// `GET /{account_id}/d?host=NAME&query=4,6[&ip=CLIENT]` (or `query=4` / `query=6`). `ip=` names the
+    /// client the answer is for (the service's own ECS); without it the service uses the caller's address.
+    public static func request(accountID: String, name: String, families: [AddressFamily],
+                               clientIP: IPAddress? = nil) -> HTTPDNSRequest {
         HTTPDNSRequest(target: HTTPDNSRequest.target(
             path: "/\(HTTPDNSRequest.percentEncoded(accountID))/d",
-            [("host", name), ("query", queryValue(families))]
+            [("host", name), ("query", queryValue(families))] + clientParameter(clientIP)
         ))
     }
 
-    /// `GET /{account_id}/sign_d?host=NAME&query=4,6&t=EXPIRY&s=SIGNATURE`.
+    /// `GET /{account_id}/sign_d?host=NAME&query=4,6[&ip=CLIENT]&t=EXPIRY&s=SIGNATURE`; the signature
+    /// covers only host, secret and expiry.
     public static func signedRequest(accountID: String, name: String, families: [AddressFamily],
-                                     expiry: Int, signature: String) -> HTTPDNSRequest
+                                     expiry: Int, signature: String, clientIP: IPAddress? = nil) -> HTTPDNSRequest
     {
         HTTPDNSRequest(target: HTTPDNSRequest.target(
             path: "/\(HTTPDNSRequest.percentEncoded(accountID))/sign_d",
-            [("host", name), ("query", queryValue(families)), ("t", String(expiry)), ("s", signature)]
+            [("host", name), ("query", queryValue(families))] + clientParameter(clientIP)
+                + [("t", String(expiry)), ("s", signature)]
         ))
+    }
+
+    private static func clientParameter(_ clientIP: IPAddress?) -> [(String, String)] {
+        clientIP.map { [("ip", $0.description)] } ?? []
     }
 
     /// The text whose MD5 is the signature: `NAME-SECRET-EXPIRY`.

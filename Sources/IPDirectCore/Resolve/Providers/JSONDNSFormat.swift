@@ -10,13 +10,20 @@ public enum JSONDNSFormat {
     /// The CNAME RR TYPE (RFC 1035 §3.2.2); these records extend the chain of acceptable owners.
     static let canonicalNameType = 5
 
-    /// `GET {endpointPath}?name=NAME&type=A|AAAA`.
-    public static func request(endpointPath: String, name: String, family: AddressFamily) -> HTTPDNSRequest {
-        HTTPDNSRequest(
-            target: HTTPDNSRequest.target(path: endpointPath, [("name", name), ("type", family.recordTypeName)]),
+    /// `GET {endpointPath}?name=NAME&type=A|AAAA[&edns_client_subnet=NET/LEN]`; the subnet parameter is
+    /// Google's name for RFC 7871 ECS (https://developers.google.com/speed/public-dns/docs/doh/json).
+    public static func request(endpointPath: String, name: String, family: AddressFamily,
+                               clientSubnet: ClientSubnet? = nil) -> HTTPDNSRequest {
+        var parameters = [("name", name), ("type", family.recordTypeName)]
+        if let clientSubnet { parameters.append((clientSubnetParameter, clientSubnet.description)) }
+        return HTTPDNSRequest(
+            target: HTTPDNSRequest.target(path: endpointPath, parameters),
             headerFields: [.init(name: "Accept", value: mediaType)]
         )
     }
+
+    /// The query parameter carrying the client subnet.
+    public static let clientSubnetParameter = "edns_client_subnet"
 
     /// The addresses of `family` for `name` in `body`, a negative answer, or what was wrong.
     public static func parseAnswer(_ body: [UInt8], name: String, family: AddressFamily)

@@ -24,22 +24,29 @@ public enum TencentFormat {
         public var description: String { rawValue }
     }
 
-    /// `GET {endpointPath}?dn=NAME&ttl=1[&type=..][&token=TOKEN]`; the token is the HTTPS form's.
+    /// `GET {endpointPath}?dn=NAME[&ip=CLIENT]&ttl=1[&type=..][&token=TOKEN]`; the token is the HTTPS
+    /// form's, `ip=` the ECS address D+ answers for (without it, the caller's address).
     public static func request(endpointPath: String, name: String, families: [AddressFamily],
-                               token: String? = nil) -> HTTPDNSRequest
+                               token: String? = nil, clientIP: IPAddress? = nil) -> HTTPDNSRequest
     {
-        var parameters = [("dn", name), ("ttl", "1")]
+        var parameters = [("dn", name)]
+        if let clientIP { parameters.append(("ip", clientIP.description)) }
+        parameters.append(("ttl", "1"))
         if let type = typeValue(families) { parameters.append(("type", type)) }
         if let token { parameters.append(("token", token)) }
         return HTTPDNSRequest(target: HTTPDNSRequest.target(path: endpointPath, parameters))
     }
 
-    /// `GET {endpointPath}?dn=HEX&id=ID&alg=des|aes&ttl=1[&type=..]`, `encryptedName` being the hex
-    /// ciphertext of the name.
+    /// `GET {endpointPath}?dn=HEX[&ip=HEX]&id=ID&alg=des|aes&ttl=1[&type=..]`, `encryptedName` being the
+    /// hex ciphertext of the name and `encryptedClientIP` that of the ECS address: D+ documents both
+    /// `dn` and `ip` as encrypted in this form, `id`, `alg`, `ttl` and `type` as plain.
     public static func encryptedRequest(endpointPath: String, encryptedName: String, keyID: String,
-                                        algorithm: CipherAlgorithm, families: [AddressFamily]) -> HTTPDNSRequest
+                                        algorithm: CipherAlgorithm, families: [AddressFamily],
+                                        encryptedClientIP: String? = nil) -> HTTPDNSRequest
     {
-        var parameters = [("dn", encryptedName), ("id", keyID), ("alg", algorithm.rawValue), ("ttl", "1")]
+        var parameters = [("dn", encryptedName)]
+        if let encryptedClientIP { parameters.append(("ip", encryptedClientIP)) }
+        parameters += [("id", keyID), ("alg", algorithm.rawValue), ("ttl", "1")]
         if let type = typeValue(families) { parameters.append(("type", type)) }
         return HTTPDNSRequest(target: HTTPDNSRequest.target(path: endpointPath, parameters))
     }

@@ -20,10 +20,10 @@ public struct AliyunRequestSigner: Sendable {
         MD5Digest.hex(of: AliyunFormat.signatureInput(name: name, secret: secret, expiry: expiry))
     }
 
-    /// The signed request for `name` at `now` (unix seconds).
-    public func request(name: String, families: [AddressFamily], now: Int) -> HTTPDNSRequest {
+    /// The signed request for `name` at `now` (unix seconds), for clients at `clientIP` when given.
+    public func request(name: String, families: [AddressFamily], now: Int, clientIP: IPAddress? = nil) -> HTTPDNSRequest {
         let expiry = AliyunFormat.expiry(now: now, lifetime: signatureLifetime)
         return AliyunFormat.signedRequest(accountID: accountID, name: name, families: families, expiry: expiry,
-                                          signature: signature(name: name, expiry: expiry))
+                                          signature: signature(name: name, expiry: expiry), clientIP: clientIP)
     }
 }

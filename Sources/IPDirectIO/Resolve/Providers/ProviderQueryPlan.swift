@@ -12,14 +12,17 @@ struct PlannedExchange {
 /// How a provider's format asks for a name: the requests to send and how to read each answer. Built once
 /// per provider from its settings and credentials.
 enum ProviderQueryPlan {
-    /// RFC 8484: one wire-format query per family, by GET `?dns=` or by POST.
-    case doh(path: String, post: Bool)
-    /// Google/Cloudflare JSON: one `?name=&type=` per family.
-    case json(path: String)
-    /// Alibaba Cloud: one request for both families, signed when a secret is configured.
-    case aliyun(accountID: String, signer: AliyunRequestSigner?)
-    /// DNSPod D+: one request for both families; with a token (HTTPS form) or encrypted.
-    case tencent(path: String, token: String?, encryption: (cipher: DNSPodCipher, keyID: String)?)
+    /// RFC 8484: one wire-format query per family, by GET `?dns=` or by POST; the client subnet as an
+    /// ECS option in an OPT record.
+    case doh(path: String, post: Bool, clientSubnet: ClientSubnet?)
+    /// Google/Cloudflare JSON: one `?name=&type=` per family; the client subnet as `edns_client_subnet=`.
+    case json(path: String, clientSubnet: ClientSubnet?)
+    /// Alibaba Cloud: one request for both families, signed when a secret is configured; the client
+    /// subnet's address as `ip=`.
+    case aliyun(accountID: String, signer: AliyunRequestSigner?, clientIP: IPAddress?)
+    /// DNSPod D+: one request for both families; with a token (HTTPS form) or encrypted; the client
+    /// subnet's address as `ip=`, encrypted like `dn=` in the encrypted form.
+    case tencent(path: String, token: String?, encryption: (cipher: DNSPodCipher, keyID: String)?, clientIP: IPAddress?)
 
     /// RFC 8484 §6: the media type of DNS messages over HTTP.
     static let dnsMessageType = "application/dns-message"
@@ -27,43 +30,50 @@ enum ProviderQueryPlan {
     func exchanges(for name: String, unixSeconds: Int) -> Result<[PlannedExchange], HTTPDNSQueryFailure> {
         let both = AddressFamily.allCases
         switch self {
-        case .doh(let path, let post):
+        case .doh(let path, let post, let clientSubnet):
             var planned: [PlannedExchange] = []
             for family in both {
                 let query: DNSQuery
-                do { query = try DNSQuery(name: name, type: family == .v4 ? .a : .aaaa) } catch {
+                do { query = try DNSQuery(name: name, type: family == .v4 ? .a : .aaaa, clientSubnet: clientSubnet) } catch {
                     return .failure(HTTPDNSQueryFailure(error))
                 }
                 planned.append(PlannedExchange(families: [family], request: Self.dohRequest(query, path: path, post: post),
                                                read: { body, contentType in Self.readDNSMessage(body, contentType, query) }))
             }
             return .success(planned)
-        case .json(let path):
+        case .json(let path, let clientSubnet):
             return .success(both.map { family in
                 PlannedExchange(families: [family],
-                                request: JSONDNSFormat.request(endpointPath: path, name: name, family: family),
+                                request: JSONDNSFormat.request(endpointPath: path, name: name, family: family,
+                                                               clientSubnet: clientSubnet),
                                 read: { body, _ in
                                     JSONDNSFormat.parseAnswer(body, name: name, family: family).mapError(HTTPDNSQueryFailure.init)
                                 })
             })
-        case .aliyun(let accountID, let signer):
-            let request = signer?.request(name: name, families: both, now: unixSeconds)
-                ?? AliyunFormat.request(accountID: accountID, name: name, families: both)
+        case .aliyun(let accountID, let signer, let clientIP):
+            let request = signer?.request(name: name, families: both, now: unixSeconds, clientIP: clientIP)
+                ?? AliyunFormat.request(accountID: accountID, name: name, families: both, clientIP: clientIP)
             return .success([PlannedExchange(families: both, request: request, read: { body, _ in
                 AliyunFormat.parseAnswer(body, name: name, families: both).mapError(HTTPDNSQueryFailure.init)
             })])
-        case .tencent(let path, let token, let encryption):
+        case .tencent(let path, let token, let encryption, let clientIP):
             guard let encryption else {
-                let request = TencentFormat.request(endpointPath: path, name: name, families: both, token: token)
+                let request = TencentFormat.request(endpointPath: path, name: name, families: both, token: token,
+                                                    clientIP: clientIP)
                 return .success([PlannedExchange(families: both, request: request, read: { body, _ in
                     TencentFormat.parseAnswer(body, families: both).mapError(HTTPDNSQueryFailure.init)
                 })])
             }
             let encryptedName: String
-            do { encryptedName = try encryption.cipher.encryptName(name) } catch { return .failure(HTTPDNSQueryFailure(error)) }
+            var encryptedIP: String?
+            do throws(DNSPodCipher.Failure) {
+                encryptedName = try encryption.cipher.encryptName(name)
+                // The vendor encrypts `ip` exactly as `dn` (its own IV under AES).
+                if let clientIP { encryptedIP = try encryption.cipher.encryptName(clientIP.description) }
+            } catch { return .failure(HTTPDNSQueryFailure(error)) }
             let request = TencentFormat.encryptedRequest(endpointPath: path, encryptedName: encryptedName,
                                                          keyID: encryption.keyID, algorithm: encryption.cipher.algorithm,
-                                                         families: both)
+                                                         families: both, encryptedClientIP: encryptedIP)
             return .success([PlannedExchange(families: both, request: request, read: { body, _ in
                 encryption.cipher.parseAnswer(body, families: both).mapError(HTTPDNSQueryFailure.init)
             })])
@@ -104,9 +114,9 @@ extension ProviderQueryPlan {
         let path = settings.url.path
         switch settings.format {
         case .doh:
-            self = .doh(path: path, post: settings.method == .post)
+            self = .doh(path: path, post: settings.method == .post, clientSubnet: settings.clientSubnet)
         case .json:
-            self = .json(path: path)
+            self = .json(path: path, clientSubnet: settings.clientSubnet)
         case .aliyun:
             guard let accountID = settings.accountID else {
                 throw StartupError("provider \(settings.name): aliyun needs account_id")
@@ -116,7 +126,7 @@ extension ProviderQueryPlan {
                 let secret = try CredentialReader.read(source, for: settings.name, purpose: "signing secret")
                 signer = AliyunRequestSigner(accountID: accountID, secret: secret)
             }
-            self = .aliyun(accountID: accountID, signer: signer)
+            self = .aliyun(accountID: accountID, signer: signer, clientIP: settings.clientSubnet?.address)
         case .tencent:
             var token: String?
             if let source = settings.token {
@@ -131,7 +141,7 @@ extension ProviderQueryPlan {
                     throw StartupError("provider \(settings.name): \(error)")
                 }
             }
-            self = .tencent(path: path, token: token, encryption: encryption)
+            self = .tencent(path: path, token: token, encryption: encryption, clientIP: settings.clientSubnet?.address)
         }
     }
 }

@@ -15,8 +15,12 @@ struct ProviderDemotions {
     /// `providers` in configured order, the ones demoted at `now` moved (in their order) behind the rest.
     func ordered(_ providers: [HTTPDNSSource], now: CacheInstant) -> [HTTPDNSSource] {
         guard !demoted.isEmpty else { return providers }
-        let isDemoted = { (provider: HTTPDNSSource) in (demoted[ObjectIdentifier(provider)]?.until ?? 0) > now }
-        return providers.filter { !isDemoted($0) } + providers.filter(isDemoted)
+        return providers.filter { !isDemoted($0, now: now) } + providers.filter { isDemoted($0, now: now) }
+    }
+
+    /// Whether `provider` is at the back at `now`.
+    func isDemoted(_ provider: HTTPDNSSource, now: CacheInstant) -> Bool {
+        (demoted[ObjectIdentifier(provider)]?.until ?? 0) > now
     }
 
     mutating func failed(_ provider: HTTPDNSSource, reason: String, now: CacheInstant) {

@@ -14,14 +14,17 @@ final class ResolverEngine {
 
     /// One thing to ask, in order.
     private enum Step {
-        case provider(HTTPDNSSource)
+        /// `domainLimited`: the provider answers only its `domains`, so its negative answer falls through.
+        case provider(HTTPDNSSource, domainLimited: Bool)
         case system
     }
 
     unowned var service: ResolverService!
     private let base: EventBase
     private let settings: ResolverSettings
+    /// Index-aligned with `settings.httpdns` (empty when `order` has no httpdns).
     private let providers: [HTTPDNSSource]
+    private let selection: HTTPDNSProviderSelection
     private let system: SystemResolver?
     private let allowPrivateUpstreams: Bool
     private let cacheStore: CacheFileStore?
@@ -44,6 +47,7 @@ final class ResolverEngine {
             ? try settings.httpdns.map { (provider) throws(StartupError) -> HTTPDNSSource in
                 try HTTPDNSProvider(base: base, settings: provider, trust: config.tls) }
             : []
+        selection = HTTPDNSProviderSelection(providers.isEmpty ? [] : settings.httpdns)
         comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil
     }
 
@@ -122,7 +126,12 @@ final class ResolverEngine {
             switch source {
             case .hosts: return []
             case .httpdns:
-                return bypassed ? [] : demotions.ordered(providers, now: ResolverService.nowMillis()).map(Step.provider)
+                guard !bypassed else { return [] }
+                let now = ResolverService.nowMillis()
+                let demoted = Set(providers.indices.filter { demotions.isDemoted(providers[$0], now: now) })
+                return selection.order(for: name, demoted: demoted).map { index in
+                    .provider(providers[index], domainLimited: selection.isDomainLimited(index))
+                }
             case .system: return system == nil ? [] : [.system]
             }
         }
@@ -141,7 +150,7 @@ final class ResolverEngine {
             return
         }
         switch step {
-        case .provider(let provider):
+        case .provider(let provider, let domainLimited):
             provider.resolve(name) { [unowned self] result in
                 if isStopping {
                     return completion(.failed(reasons: reasons + ["the resolver is stopping"], timedOut: false))
@@ -152,6 +161,14 @@ final class ResolverEngine {
                     demotions.answered(provider)
                 }
                 switch checked(result, from: provider, name: name) {
+                case .success(let answer) where domainLimited && answer.isNegative:
+                    // Alibaba's and Tencent's HTTPDNS answer empty for a name the account does not hold,
+                    // so a domain-limited provider's "no such name" says little about the name: the
+                    // next provider is asked, and nothing is cached from this answer.
+                    let why = "no address (\(answer.nameDoesNotExist ? "NXDOMAIN" : "empty answer")) from a provider limited to its domains"
+                    Logger.info("event=httpdns_fall_through provider=\(provider.name) name=\(name) reason=\"\(why)\"")
+                    query(name, steps: steps, reasons: reasons + ["\(provider.name): \(why)"], timeouts: timeouts,
+                          completion: completion)
                 case .success(let answer):
                     completion(.answered(answer, source: .httpdns(provider.name)))
                 case .failure(let failure):

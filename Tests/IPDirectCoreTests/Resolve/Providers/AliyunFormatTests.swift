@@ -31,6 +31,17 @@ import Testing
             == "/100000/sign_d?host=www.aliyun.com&query=4,6&t=1534316400&s=60c71e98b6d7fcbb366243e224eab457")
     }
 
+    @Test func sendsTheClientSubnetsAddressAsIPOutsideTheSignature() {
+        let plain = AliyunFormat.request(accountID: "100000", name: "www.aliyun.com", families: [.v4, .v6],
+                                         clientIP: IPAddress("203.0.113.0"))
+        #expect(plain.target == "/100000/d?host=www.aliyun.com&query=4,6&ip=203.0.113.0")
+        let signed = AliyunFormat.signedRequest(accountID: "100000", name: "www.aliyun.com", families: [.v4],
+                                                expiry: 1534316400, signature: "60c71e98b6d7fcbb366243e224eab457",
+                                                clientIP: IPAddress("2001:db8:1234:5600::"))
+        #expect(signed.target
+            == "/100000/sign_d?host=www.aliyun.com&query=4&ip=2001%3Adb8%3A1234%3A5600%3A%3A&t=1534316400&s=60c71e98b6d7fcbb366243e224eab457")
+    }
+
     @Test(arguments: [(600, 1_000_600), (86_400, 1_086_400), (90_000, 1_086_400), (0, 1_000_001), (-5, 1_000_001)])
     func keepsTheSignatureExpiryWithinTwentyFourHours(lifetime: Int, expected: Int) {
         #expect(AliyunFormat.expiry(now: 1_000_000, lifetime: lifetime) == expected)

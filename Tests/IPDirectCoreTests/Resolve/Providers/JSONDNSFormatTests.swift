@@ -20,6 +20,15 @@ import Testing
         #expect(cloudflare.target == "/dns-query?name=a.test&type=A")
     }
 
+    @Test func sendsTheClientSubnetAsGooglesECSParameter() {
+        let v4 = JSONDNSFormat.request(endpointPath: "/resolve", name: "a.test", family: .v4,
+                                       clientSubnet: ClientSubnet("203.0.113.0/24"))
+        #expect(v4.target == "/resolve?name=a.test&type=A&edns_client_subnet=203.0.113.0%2F24")
+        let none = JSONDNSFormat.request(endpointPath: "/resolve", name: "a.test", family: .v6,
+                                         clientSubnet: ClientSubnet("0.0.0.0/0"))
+        #expect(none.target == "/resolve?name=a.test&type=AAAA&edns_client_subnet=0.0.0.0%2F0")
+    }
+
     @Test func percentEncodesWhatCouldSplitTheQuery() {
         let request = JSONDNSFormat.request(endpointPath: "/resolve?ct=json", name: "a&type=1 #", family: .v4)
         #expect(request.target == "/resolve?ct=json&name=a%26type%3D1%20%23&type=A")

@@ -22,6 +22,16 @@ import Testing
         #expect(TencentFormat.request(endpointPath: "/d", name: "www.qq.com", families: families, token: token).target == target)
     }
 
+    @Test func sendsTheClientSubnetsAddressAsIPPlainOrEncrypted() {
+        let plain = TencentFormat.request(endpointPath: "/d", name: "www.qq.com", families: [.v4, .v6],
+                                          clientIP: IPAddress("203.0.113.0"))
+        #expect(plain.target == "/d?dn=www.qq.com&ip=203.0.113.0&ttl=1&type=addrs")
+        let encrypted = TencentFormat.encryptedRequest(endpointPath: "/d", encryptedName: "5c17c917db033f2eaec316b9c7a5fb82",
+                                                       keyID: "1234", algorithm: .des, families: [.v4, .v6],
+                                                       encryptedClientIP: "0a0b0c0d0e0f1011")
+        #expect(encrypted.target == "/d?dn=5c17c917db033f2eaec316b9c7a5fb82&ip=0a0b0c0d0e0f1011&id=1234&alg=des&ttl=1&type=addrs")
+    }
+
     @Test func buildsTheEncryptedRequestWithKeyIDAndAlgorithm() {
         let request = TencentFormat.encryptedRequest(endpointPath: "/d", encryptedName: "5c17c917db033f2eaec316b9c7a5fb82",
                                                      keyID: "1234", algorithm: .des, families: [.v4, .v6])
