@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from harness.blackhole_listener import BlackholeListener
-from harness.certificates import OriginCertificates, make_test_certificates
+from harness.certificates import CertificatePair, OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
 from harness.digest_origin import DigestOrigin
 from harness.dns_server import DnsServer, start_dns_server
@@ -366,11 +366,12 @@ def netns() -> NetworkNamespace:
 
 @pytest.fixture
 def namespace_origins(netns):
-    """`namespace_origins({address: delay_seconds})`: identity origins on those addresses of `netns`, one port."""
+    """`namespace_origins({address: delay_seconds}, certificate=None)`: identity origins on those addresses of
+    `netns`, one port, over TLS with a certificate."""
     started: list[IdentityOrigins] = []
 
-    def start(delays: dict[str, float]) -> IdentityOrigins:
-        origins = IdentityOrigins(netns, delays)
+    def start(delays: dict[str, float], certificate: CertificatePair | None = None) -> IdentityOrigins:
+        origins = IdentityOrigins(netns, delays, certificate)
         started.append(origins)
         return origins
     yield start

@@ -5,14 +5,17 @@ address got. One can be slow: it waits before answering each request, which is h
 
 The servers are threads of the test process whose listening sockets were created inside a network namespace
 (`NetworkNamespace.entered`), so they listen there and only there. HTTP/1.1 with Content-Length: a proxy may
-keep its connections to them alive.
+keep its connections to them alive. Given a certificate they speak TLS instead (for the proxy's TLS
+origination); the handshake runs on the connection's own thread.
 """
 
+import ssl
 import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .certificates import CertificatePair
 from .network_namespace import NetworkNamespace
 
 # The response header, and the body, that name the address which answered.
@@ -58,14 +61,28 @@ class _IdentityServer(ThreadingHTTPServer):
         self.origin.count_connection()
         super().process_request(request, client_address)
 
+    def finish_request(self, request, client_address):
+        if self.origin.tls_context is not None:
+            try:
+                request = self.origin.tls_context.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                request.close()
+                return
+        super().finish_request(request, client_address)
+
 
 class IdentityOrigin:
     """One origin on `address:port` inside `namespace` (port 0: any free one), waiting `delay_seconds`
-    before each answer."""
+    before each answer; over TLS with `certificate`."""
 
-    def __init__(self, namespace: NetworkNamespace, address: str, port: int = 0, delay_seconds: float = 0.0):
+    def __init__(self, namespace: NetworkNamespace, address: str, port: int = 0, delay_seconds: float = 0.0,
+                 certificate: CertificatePair | None = None):
         self.address = address
         self.delay_seconds = delay_seconds
+        self.tls_context = None
+        if certificate is not None:
+            self.tls_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self.tls_context.load_cert_chain(str(certificate.chain), str(certificate.key))
         self._lock = threading.Lock()
         self.requests = 0
         self.connections = 0
@@ -93,14 +110,16 @@ class IdentityOrigin:
 
 
 class IdentityOrigins:
-    """Origins on several addresses of one namespace, all on one port: `{address: delay_seconds}`."""
+    """Origins on several addresses of one namespace, all on one port: `{address: delay_seconds}`; all over
+    TLS with `certificate`."""
 
-    def __init__(self, namespace: NetworkNamespace, delays: dict[str, float]):
+    def __init__(self, namespace: NetworkNamespace, delays: dict[str, float],
+                 certificate: CertificatePair | None = None):
         self.origins: dict[str, IdentityOrigin] = {}
         port = 0
         try:
             for address, delay in delays.items():
-                origin = IdentityOrigin(namespace, address, port, delay).start()
+                origin = IdentityOrigin(namespace, address, port, delay, certificate).start()
                 port = origin.port
                 self.origins[address] = origin
         except Exception:

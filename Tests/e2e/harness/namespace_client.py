@@ -43,6 +43,18 @@ class NamespaceClient:
             seconds = time.monotonic() - started
         return Answer(response.status_code, response.headers.get(IDENTITY_HEADER, ""), seconds)
 
+    def get_absolute(self, url: str, authority: str) -> Answer:
+        """One absolute-form GET written byte by byte, for https:// targets the proxy itself speaks TLS for
+        (a library would tunnel those through CONNECT instead)."""
+        with self.namespace.entered():
+            started = time.monotonic()
+            connection = RawConnection(self.proxy.address, timeout=REQUEST_TIMEOUT_SECONDS)
+        with connection:
+            connection.send(get_request(url, authority, "Connection: close\r\n"))
+            response = connection.read_response()
+            seconds = time.monotonic() - started
+        return Answer(response.status, response.header(IDENTITY_HEADER) or "", seconds)
+
     def keep_alive(self) -> "KeepAliveClient":
         return KeepAliveClient(self)
 
