@@ -26,6 +26,8 @@ FIRST, SECOND, THIRD = "192.0.2.1", "192.0.2.2", "192.0.2.3"
 ADDED_ADDRESS = "192.0.2.9"
 NAME = "multi.test"
 TLS_NAME = "tls.multi.test"
+# Named by a [[upstream.balance_rule]] in the override case.
+SPREAD_NAME = "spread.multi.test"
 # [upstream] connection_attempt_delay of every case: the default, written out.
 ATTEMPT_DELAY_MS = 250
 # The promise: a dead first address costs under a second.
@@ -45,6 +47,8 @@ SPREAD_MAXIMUM_SHARE = 0.47
 # The sticky case: requests on one address, then after that address died.
 STICKY_REQUESTS = 30
 STICKY_AFTER_DEATH_REQUESTS = 20
+# Requests to each name in the balance-rule case.
+RULE_REQUESTS = 15
 # The recovery case: a short quarantine so it ends within the case, and how long the address may take to be
 # seen healthy again once it answers (quarantine, its doubling while traffic met it dead, and a probe).
 SHORT_QUARANTINE_SECONDS = 1
@@ -237,6 +241,9 @@ def test_a_quarantined_address_comes_back_once_it_answers_again(netns, namespace
 
     after = shares(answered(client, url(origins), RECOVERED_REQUESTS))
     assert after[FIRST] >= SPREAD_MINIMUM_SHARE * RECOVERED_REQUESTS, f"{FIRST} got {after} after recovering"
+    endpoint = f"address={FIRST}:{origins.port}"
+    assert any(endpoint in line for line in event_lines(own, "address_quarantined")), own.stderr_since_mark()
+    assert any(endpoint in line for line in event_lines(own, "address_recovered")), own.stderr_since_mark()
 
 
 # Balance modes ----------------------------------------------------------------------------------------------
@@ -272,8 +279,20 @@ def test_sticky_keeps_one_address_and_moves_to_another_only_when_it_dies(netns, 
     (chosen,) = before
 
     Blackhole.drop(netns, chosen, origins.port)
-    after = shares(answered(client, url(origins), STICKY_AFTER_DEATH_REQUESTS))
-    assert chosen not in after and len(after) == 1, f"after {chosen} died: {dict(after)}"
+    after = [answer.origin for answer in answered(client, url(origins), STICKY_AFTER_DEATH_REQUESTS)]
+    assert chosen not in after and len(set(after)) == 1, f"after {chosen} died, in order: {after}"
+
+
+def test_a_balance_rule_overrides_the_mode_for_the_hosts_it_names(namespace_origins, start_ipdirect_in):
+    origins = namespace_origins({FIRST: 0.0, SECOND: 0.0, THIRD: 0.0})
+    rule = f'\n[[upstream.balance_rule]]\nhosts = ["{SPREAD_NAME}"]\nbalance = "spread"\n'
+    addresses = [FIRST, SECOND, THIRD]
+    own = start_ipdirect_in({NAME: addresses, SPREAD_NAME: addresses}, scheduling("sticky", sections=rule))
+    client = NamespaceClient(own)
+
+    assert len(shares(answered(client, url(origins), RULE_REQUESTS))) == 1
+    spread = shares(answered(client, url(origins, SPREAD_NAME), RULE_REQUESTS))
+    assert set(spread) == set(addresses), f"{SPREAD_NAME} under its spread rule: {dict(spread)}"
 
 
 # Following the answers --------------------------------------------------------------------------------------
@@ -286,6 +305,8 @@ def test_a_changed_answer_moves_a_keep_alive_client_within_one_ttl(namespace_ori
     with NamespaceClient(own).keep_alive() as client:
         before = [client.get(url(origins)) for _ in range(REQUESTS_BEFORE_CHANGE)]
         assert [(answer.status, answer.origin) for answer in before] == [(200, FIRST)] * REQUESTS_BEFORE_CHANGE
+        # The case is about pooled upstream connections, which once skipped resolution altogether.
+        assert origins.origins[FIRST].connections < REQUESTS_BEFORE_CHANGE, "ipdirect pooled nothing"
         queries_before = namespace_httpdns_stub.count("json", NAME, "A")
 
         namespace_httpdns_stub.set_record(NAME, a=(SECOND,), ttl=SHORT_TTL)
@@ -301,6 +322,10 @@ def test_a_changed_answer_moves_a_keep_alive_client_within_one_ttl(namespace_ori
 
         later = [client.get(url(origins)) for _ in range(REQUESTS_AFTER_MOVE)]
         assert [(answer.status, answer.origin) for answer in later] == [(200, SECOND)] * REQUESTS_AFTER_MOVE
+
+    # One client connection throughout: the client kept going, the proxy moved it.
+    lines = wait_for_access_lines(own, f"{NAME}:{origins.port}", len(before) + len(after) + len(later))
+    assert len({log_field(line, "client") for line in lines}) == 1, lines
 
 
 def test_a_network_change_re_resolves_the_names_in_use(netns, namespace_origins, namespace_httpdns_stub,
