@@ -1,6 +1,6 @@
 """The network-namespace harness of the scheduling tests, checked on its own: the namespace is private and
-goes away, the nftables blackhole really hangs a connect, the slow origin is slow, every origin names itself,
-and an ipdirect (any version) started inside answers from inside. None of this needs issue 9's features."""
+goes away, the nftables blackhole really hangs a connect, the slow origin is slow, every origin names itself
+and the HTTPDNS stub answers inside. None of this needs ipdirect (test_ipdirect_in_a_namespace.py runs it)."""
 
 import subprocess
 import time
@@ -10,10 +10,7 @@ import requests
 
 from harness.address_blackhole import Blackhole
 from harness.identity_origins import IDENTITY_HEADER, SLOW_ANSWER_SECONDS
-from harness.ipdirect_proxy import ConfigAdditions
-from harness.namespace_client import NamespaceClient
 from harness.network_namespace import NetworkNamespace, namespaces_available
-from harness.resolver_config import HttpdnsProvider, httpdns_sections
 
 pytestmark = pytest.mark.harness
 
@@ -116,40 +113,3 @@ def test_the_httpdns_stub_answers_inside_the_namespace(netns, namespace_httpdns_
     assert [record["data"] for record in answer["Answer"]] == [FAST]
     assert answer["Answer"][0]["TTL"] == 2
     assert namespace_httpdns_stub.count("json", "multi.test", "A") == 1
-
-
-def test_ipdirect_runs_inside_the_namespace_and_reaches_its_origins(netns, namespace_origins, start_ipdirect_in):
-    origins = namespace_origins({OTHER: 0.0})
-    own = start_ipdirect_in({"one.test": [OTHER]}, ConfigAdditions(admin=True))
-    client = NamespaceClient(own)
-    answer = client.get(f"http://one.test:{origins.port}/")
-    assert (answer.status, answer.origin) == (200, OTHER)
-    own.wait_for_access_log(f" target=one.test:{origins.port} ", f" upstream={OTHER}:{origins.port} ")
-    assert client.admin_get("/metrics").status_code == 200
-    tunnel = NamespaceClient(start_ipdirect_in({"one.test": [OTHER]}, ConfigAdditions(),
-                                               connect_ports=(origins.port,)))
-    answer = tunnel.get_through_tunnel(f"one.test:{origins.port}")
-    assert (answer.status, answer.origin) == (200, OTHER)
-
-
-def test_ipdirect_inside_resolves_through_the_stub_inside(netns, namespace_origins, namespace_httpdns_stub,
-                                                          start_ipdirect_in):
-    origins = namespace_origins({OTHER: 0.0})
-    namespace_httpdns_stub.set_record("stub.test", a=(OTHER,), ttl=2)
-    provider = HttpdnsProvider("stub", "json", namespace_httpdns_stub.url("json-google"),
-                               [namespace_httpdns_stub.bootstrap])
-    own = start_ipdirect_in({}, ConfigAdditions(resolver_keys={"order": ["httpdns"], "min_ttl": 0},
-                                                sections=httpdns_sections(provider)))
-    answer = NamespaceClient(own).get(f"http://stub.test:{origins.port}/")
-    assert (answer.status, answer.origin) == (200, OTHER)
-    assert namespace_httpdns_stub.count("json", "stub.test", "A") >= 1
-
-
-def test_a_tls_origin_inside_is_reached_by_ipdirects_tls_origination(netns, namespace_origins, start_ipdirect_in,
-                                                                     certificates, tmp_path):
-    certificate = certificates.issue(tmp_path / "certificate", "tls-origin", "tls.one.test")
-    origins = namespace_origins({OTHER: 0.0}, certificate=certificate)
-    own = start_ipdirect_in({"tls.one.test": [OTHER]}, ConfigAdditions())
-    authority = f"tls.one.test:{origins.port}"
-    answer = NamespaceClient(own).get_absolute(f"https://{authority}/", authority)
-    assert (answer.status, answer.origin) == (200, OTHER)

@@ -11,7 +11,6 @@ its own, so each request makes its own choice of address.
 import time
 from collections import Counter
 
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.address_blackhole import Blackhole
