@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from harness.blackhole_listener import BlackholeListener
-from harness.certificates import OriginCertificates, make_test_certificates
+from harness.certificates import CertificatePair, OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
 from harness.digest_origin import DigestOrigin
 from harness.dns_server import DnsServer, start_dns_server
@@ -18,7 +18,10 @@ from harness.dnsdist_doh import DnsdistDoh
 from harness.doh_certificates import issue_doh_certificate
 from harness.httpdns_stubs import TENCENT_TOKEN, HttpdnsStub
 from harness.ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary
+from harness.identity_origins import IdentityOrigins
 from harness.ipv6_origin import Ipv6Origin
+from harness.namespaced_ipdirect import NamespacedIpdirect
+from harness.network_namespace import NetworkNamespace, namespaces_available
 from harness.network import Network, static_hosts_table
 from harness.nginx_origin import NginxOrigin, start_nginx_origin
 from harness.peer_proxies import SquidProxy, TinyproxyProxy
@@ -65,10 +68,11 @@ def pytest_runtest_makereport(item, call):
     proxy = funcargs.get("proxy")
     if report.failed and isinstance(proxy, ProxyUnderTest):
         report.sections.append((f"{proxy.kind} output", proxy.describe()))
-    own_proxies = funcargs.get("start_ipdirect")
-    if report.failed and isinstance(own_proxies, OwnIpdirects):
-        for index, own in enumerate(own_proxies.started):
-            report.sections.append((f"ipdirect of this test #{index} output", own.describe()))
+    for fixture_name in ("start_ipdirect", "start_ipdirect_in"):
+        own_proxies = funcargs.get(fixture_name)
+        if report.failed and isinstance(own_proxies, (OwnIpdirects, NamespacedIpdirects)):
+            for index, own in enumerate(own_proxies.started):
+                report.sections.append((f"ipdirect of this test #{index} output", own.describe()))
 
 
 # Origins ----------------------------------------------------------------------------------------------------
@@ -347,3 +351,79 @@ def http(proxy):
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+# A private network per test: a network namespace with documentation addresses on its loopback ----------------
+@pytest.fixture
+def netns() -> NetworkNamespace:
+    """A network namespace of this test only (192.0.2.1-3 on its `lo`), deleted afterwards."""
+    if not namespaces_available():
+        pytest.skip("network namespaces need root and iproute2")
+    namespace = NetworkNamespace.create()
+    yield namespace
+    namespace.delete()
+
+
+@pytest.fixture
+def namespace_origins(netns):
+    """`namespace_origins({address: delay_seconds}, certificate=None)`: identity origins on those addresses of
+    `netns`, one port, over TLS with a certificate."""
+    started: list[IdentityOrigins] = []
+
+    def start(delays: dict[str, float], certificate: CertificatePair | None = None) -> IdentityOrigins:
+        origins = IdentityOrigins(netns, delays, certificate)
+        started.append(origins)
+        return origins
+    yield start
+    for origins in started:
+        origins.stop()
+
+
+@pytest.fixture
+def namespace_httpdns_stub(netns) -> HttpdnsStub:
+    """The plain-HTTP json/aliyun/tencent stub, listening on 127.0.0.1 inside `netns`, without records."""
+    with netns.entered():
+        stub = HttpdnsStub({})
+    stub.start()
+    yield stub
+    stub.stop()
+
+
+class NamespacedIpdirects:
+    """Starts ipdirect instances of one test inside its namespace, each with its own names and keys."""
+
+    def __init__(self, namespace: NetworkNamespace, work_dir: Path, ca_file: Path):
+        self._namespace = namespace
+        self._work_dir = work_dir
+        self._ca_file = ca_file
+        self.started: list[NamespacedIpdirect] = []
+
+    def __call__(self, hosts: dict[str, list[str]], additions: ConfigAdditions,
+                 connect_ports: tuple[int, ...] = ()) -> NamespacedIpdirect:
+        own = NamespacedIpdirect(self._namespace, self._work_dir / f"ipdirect-ns-{len(self.started) + 1}", hosts,
+                                 self._ca_file, additions, list(connect_ports))
+        try:
+            own.start()
+        except ProcessFailedToStart as error:
+            pytest.fail(f"ipdirect with this test's configuration failed to start in {self._namespace.name}:\n"
+                        f"{error}", pytrace=False)
+        self.started.append(own)
+        own.mark_logs()
+        return own
+
+    def stop_all(self) -> None:
+        for own in self.started:
+            own.stop()
+
+
+@pytest.fixture
+def start_ipdirect_in(netns, tmp_path, certificates):
+    """`start_ipdirect_in(hosts, ConfigAdditions(...), connect_ports)` runs an ipdirect inside `netns`, `hosts`
+    being its [hosts] table; stopped after the test, which fails if one died during it."""
+    own_proxies = NamespacedIpdirects(netns, tmp_path, certificates.ca_file)
+    yield own_proxies
+    died = [own for own in own_proxies.started if not own.is_running()]
+    own_proxies.stop_all()
+    if died:
+        pytest.fail("ipdirect exited during the test:\n" + "\n".join(own.describe() for own in died),
+                    pytrace=False)
