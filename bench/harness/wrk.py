@@ -47,9 +47,11 @@ def run_wrk(url, request_target, host, connections, threads, seconds, close=Fals
             namespace=None):
     """Drives `url` (a proxy, or the origin for the direct baseline) with GET `request_target`; from inside the
     network namespace `namespace` when one is given."""
-    argv = (["ip", "netns", "exec", namespace] if namespace else []) + ["wrk", "--threads", str(threads), "--connections", str(connections),
+    argv = ["wrk", "--threads", str(threads), "--connections", str(connections),
             "--duration", f"{seconds}s", "--timeout", REQUEST_TIMEOUT, "--latency",
             "--script", LUA_SCRIPT, url, "--", request_target, host]
+    if namespace:
+        argv = ["ip", "netns", "exec", namespace, *argv]
     if close:
         argv.append("close")
     try:
