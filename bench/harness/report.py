@@ -213,7 +213,7 @@ def scheduling_table_rows(results, rounds):
         rows.append([f"{mode} share {names} %", "-"] + shares(lambda result: result.shares(mode)))
         rows.append([f"{mode} connection attempts to the dead address", "lower"] +
                     cells(lambda result: (result.received(mode) or {}).get(DEAD), 0))
-        rows.append([f"{mode} requests failed (timed out or error status)", "lower"] +
+        rows.append([f"{mode} requests answered after over 5 s or with an error status", "lower"] +
                     cells(lambda result: result.failed(mode), 0))
         rows.append([f"{mode} CPU µs per request", "lower"] +
                     cells(lambda result: result.cpu_us_per_request(mode), 1))

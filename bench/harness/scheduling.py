@@ -146,7 +146,8 @@ class SchedulingResult:
         return {name: 100 * count / sum(totals.values()) for name, count in totals.items()}
 
     def failed(self, mode):
-        """Requests wrk gave up on (timeouts) or that were answered with an error status."""
+        """Requests answered after wrk's timeout (5 s; wrk counts those as timeouts) or with an error status. A
+        request still waiting when its run ends is in no count: see `_note_errors`."""
         runs = self.of_mode(mode)
         return sum(run.wrk.errors["timeouts"] + run.wrk.errors["bad_status"] for run in runs) if runs else None
 
@@ -411,16 +412,24 @@ def measure_scheduling(wanted, skipped_targets, environment, ipdirect_path, seco
 
 
 def _note_errors(result):
-    """wrk's errors by mode, never folded into a figure. tinyproxy's read errors are its closing after every
-    response, as in the main table."""
-    for mode in MODES:
+    """wrk's errors by mode and in the warm-up, never folded into a figure, and modes in which no request was
+    answered at all. tinyproxy's read errors are its closing after every response, as in the main table."""
+    groups = [(f"{mode} runs", result.of_mode(mode)) for mode in MODES]
+    groups.append(("warm-up", [result.warm_up] if result.warm_up else []))
+    for label, runs in groups:
         totals = {}
-        for run in result.of_mode(mode):
+        for run in runs:
             for name, count in run.wrk.errors.items():
                 totals[name] = totals.get(name, 0) + count
         errors = ", ".join(f"{name} {count}" for name, count in totals.items() if count)
         if errors:
-            result.problems.append(f"{mode} runs had errors: {errors}")
+            result.problems.append(f"{label} had errors: {errors} (wrk's timeouts are answers that took over "
+                                   f"5 s)" if totals.get("timeouts") else f"{label} had errors: {errors}")
+        if runs and not sum(run.wrk.requests for run in runs):
+            attempts = sum(run.received[DEAD] for run in runs)
+            result.problems.append(f"{label}: no request was answered; wrk's {CONNECTIONS} connections were all "
+                                   f"still waiting when the runs ended ({attempts} connection attempts to the "
+                                   f"dead address)")
 
 
 def _ipdirect_admin_notes(result, namespace, environment):
