@@ -428,7 +428,7 @@ def _note_errors(result):
         if runs and not sum(run.wrk.requests for run in runs):
             attempts = sum(run.received[DEAD] for run in runs)
             result.problems.append(f"{label}: no request was answered; wrk's {CONNECTIONS} connections were all "
-                                   f"still waiting when the runs ended ({attempts} connection attempts to the "
+                                   f"still waiting when {'the run' if len(runs) == 1 else 'each run'} ended ({attempts} connection attempts to the "
                                    f"dead address)")
 
 
