@@ -20,6 +20,12 @@ STAT_UTIME_FIELD = 14
 STAT_STIME_FIELD = 15
 
 CLOCK_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+# Where `ip netns add` mounts a named network namespace.
+NETNS_DIR = "/run/netns"
+# /proc/net/tcp and udp: the socket state column's value for a listening TCP socket (TCP_LISTEN) and for a
+# bound, unconnected UDP one (TCP_CLOSE).
+TCP_LISTEN_STATE = "0A"
+UDP_BOUND_STATE = "07"
 
 
 class DaemonError(Exception):
@@ -29,13 +35,17 @@ class DaemonError(Exception):
 class Daemon:
     """One server process that the benchmark started, identified by its pid (and its own process group)."""
 
-    def __init__(self, name, argv, port, log_path, env=None, host="127.0.0.1"):
+    def __init__(self, name, argv, port, log_path, env=None, host="127.0.0.1", namespace=None, udp=False):
         self.name = name
-        self.argv = argv
         self.port = port
-        self.host = host  # the loopback address it listens on
+        self.host = host  # the address it listens on
         self.log_path = log_path
         self.env = env
+        # A network namespace (`ip netns add NAME`) to run in: `ip netns exec` enters it and then execs the
+        # server, so the pid we hold is still the server's own.
+        self.namespace = namespace
+        self.argv = ["ip", "netns", "exec", namespace, *argv] if namespace else argv
+        self.udp = udp  # a UDP server (namespace only): ready once its socket is bound
         self.process = None
 
     def __str__(self):
@@ -53,7 +63,7 @@ class Daemon:
                 code = self.process.returncode
                 self.process = None
                 raise DaemonError(f"{self.name} exited with status {code}\n{self.log_tail()}")
-            if _accepts_connections(self.host, self.port):
+            if self._listening():
                 return
             time.sleep(START_POLL_SECONDS)
         self.stop()
@@ -78,6 +88,20 @@ class Daemon:
         except ProcessLookupError:
             pass
         process.wait()
+
+    def _listening(self):
+        """Whether the server accepts connections yet. Inside a namespace this process cannot connect to it,
+        so the answer comes from the namespace's own socket table instead, once the process has entered it."""
+        if not self.namespace:
+            return _accepts_connections(self.host, self.port)
+        try:
+            if os.stat(f"/proc/{self.process.pid}/ns/net").st_ino != os.stat(f"{NETNS_DIR}/{self.namespace}").st_ino:
+                return False
+            with open(f"/proc/{self.process.pid}/net/{'udp' if self.udp else 'tcp'}") as table:
+                state = UDP_BOUND_STATE if self.udp else TCP_LISTEN_STATE
+                return any(_is_listener(line, self.host, self.port, state) for line in table)
+        except OSError:
+            return False
 
     def log_tail(self):
         try:
@@ -147,3 +171,14 @@ def _accepts_connections(host, port):
             return True
     except OSError:
         return False
+
+
+def _is_listener(line, host, port, state):
+    """One line of /proc/PID/net/tcp or udp: "sl local_address rem_address st ...", where local_address is the
+    IPv4 address as host-order hex of the network-order bytes (little-endian here) and the port in hex."""
+    fields = line.split()
+    if len(fields) < 4 or fields[3] != state or ":" not in fields[1]:
+        return False
+    address, _, listen_port = fields[1].partition(":")
+    wanted = "".join(f"{int(octet):02X}" for octet in reversed(host.split(".")))
+    return int(listen_port, 16) == port and address in (wanted, "00000000")

@@ -8,6 +8,8 @@ REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openss
 # The DNS servers of the resolver figures: unbound (DoH, and unbound-control) and dnsmasq's binary alone
 # (dnsmasq-base, without the package that runs it as a system service).
 RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
+# The scheduling scenario's network namespace (ip, from iproute2) and its blackhole rule (nft).
+SCHEDULING_PACKAGES = ["iproute2", "nftables"]
 # invoke-rc.d and deb-systemd-invoke ask this script whether a package may start its service;
 # exit status 101 means "no" (policy-rc.d interface, /usr/share/doc/init-system-helpers/README.policy-rc.d).
 POLICY_RC_PATH = "/usr/sbin/policy-rc.d"

@@ -3,6 +3,7 @@ origination and resolver results into tables of their own."""
 
 from harness import idle
 from harness.resolver import COLD, DOH_COLUMNS, WARM
+from harness.scheduling import ADDRESSES, DEAD, KEEP_ALIVE, MODES, WARM_UP_SECONDS
 from harness.tls_origination import RUNS as TLS_RUNS
 
 KIB_PER_MIB = 1024
@@ -177,3 +178,62 @@ def resolver_notes_text(resolver_results, bullet="- "):
     lines += [f"{bullet}{result.name}: {note}" for result in resolver_results for note in result.notes]
     return "\n".join(lines)
 
+
+# The scheduling scenario (harness/scheduling.py): one column per proxy, no ratios (there is no direct path to
+# a name with three addresses).
+def scheduling_table_rows(results, rounds):
+    """Header plus, per mode, requests/s, latency, the share each address got, connection attempts to the dead
+    address, failed requests and CPU per request; then the warm-up. "skipped" columns are explained below."""
+    header = ["three addresses: dead, slow, fast", "better"] + [result.name for result in results]
+    rows = [header]
+
+    def cells(extract, digits):
+        row = []
+        for result in results:
+            value = None if result.skipped else _safely(extract, result)
+            row.append("skipped" if result.skipped else "n/a" if value is None else f"{value:,.{digits}f}")
+        return row
+
+    def shares(extract):
+        row = []
+        for result in results:
+            value = None if result.skipped else _safely(extract, result)
+            row.append("skipped" if result.skipped else "n/a" if value is None else
+                       " / ".join(f"{value[name]:.0f}" for name, _ in ADDRESSES))
+        return row
+
+    names = " / ".join(name for name, _ in ADDRESSES)
+    for mode in MODES:
+        rows.append([f"{mode} requests/s (median of {rounds})", "higher"] +
+                    cells(lambda result: result.requests_per_second(mode), 0))
+        rows.append([f"{mode} latency p50 ms (median)", "lower"] +
+                    cells(lambda result: result.latency_ms(mode, 50), 3))
+        rows.append([f"{mode} latency p99 ms (median)", "lower"] +
+                    cells(lambda result: result.latency_ms(mode, 99), 3))
+        rows.append([f"{mode} share {names} %", "-"] + shares(lambda result: result.shares(mode)))
+        rows.append([f"{mode} connection attempts to the dead address", "lower"] +
+                    cells(lambda result: (result.received(mode) or {}).get(DEAD), 0))
+        rows.append([f"{mode} requests answered after over 5 s or with an error status", "lower"] +
+                    cells(lambda result: result.failed(mode), 0))
+        rows.append([f"{mode} CPU µs per request", "lower"] +
+                    cells(lambda result: result.cpu_us_per_request(mode), 1))
+    rows.append([f"warm-up requests/s (first {WARM_UP_SECONDS} s, {KEEP_ALIVE})", "higher"] +
+                cells(lambda result: result.warm_up.wrk.requests_per_second, 0))
+    rows.append([f"warm-up share {names} %", "-"] +
+                shares(lambda result: _percentages(result.warm_up.received)))
+    rows.append(["SYNs dropped at the dead address, whole scenario (with retransmissions)", "lower"] +
+                cells(lambda result: result.dead_syn_packets, 0))
+    return rows
+
+
+def _safely(extract, result):
+    """The figure, or None when what it is read from was not measured (no warm-up run, say)."""
+    try:
+        return extract(result)
+    except (AttributeError, TypeError, KeyError):
+        return None
+
+
+def _percentages(counts):
+    total = sum(counts.values())
+    return {name: 100 * count / total for name, count in counts.items()} if total else None

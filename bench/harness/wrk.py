@@ -43,11 +43,15 @@ class WrkResult:
         return sum(self.errors.values())
 
 
-def run_wrk(url, request_target, host, connections, threads, seconds, close=False, log_path=None):
-    """Drives `url` (a proxy, or the origin for the direct baseline) with GET `request_target`."""
+def run_wrk(url, request_target, host, connections, threads, seconds, close=False, log_path=None,
+            namespace=None):
+    """Drives `url` (a proxy, or the origin for the direct baseline) with GET `request_target`; from inside the
+    network namespace `namespace` when one is given."""
     argv = ["wrk", "--threads", str(threads), "--connections", str(connections),
             "--duration", f"{seconds}s", "--timeout", REQUEST_TIMEOUT, "--latency",
             "--script", LUA_SCRIPT, url, "--", request_target, host]
+    if namespace:
+        argv = ["ip", "netns", "exec", namespace, *argv]
     if close:
         argv.append("close")
     try:
