@@ -8,6 +8,7 @@ import pytest
 
 from harness.dns_server import SYSTEM_RESOLVED_ADDRESS, SYSTEM_RESOLVED_NAME
 from harness.httpdns_state import StubMode
+from harness.network import UNUSED_LOOPBACK_ADDRESSES
 from harness.ports import LOOPBACK
 from harness.resolver_records import IPV6_LOOPBACK, RESOLVED_NAME, RESOLVED_TTL
 from harness.resolver_scenarios import (RESOLVE_EXIT_CONFIG_ERROR, RESOLVE_EXIT_UNRESOLVED, assert_reached_origin,
@@ -134,3 +135,15 @@ def test_unusable_configuration_exits_1(tmp_path):
     run = run_resolve(RESOLVED_NAME, tmp_path / "missing.toml")
     assert run.exit_code == RESOLVE_EXIT_CONFIG_ERROR, run.describe()
     assert run.stdout == "" and "missing.toml" in run.stderr, run.describe()
+
+
+def test_port_option_connects_to_every_address_and_ranks_the_working_one_first(tmp_path, network, certificates):
+    # fallback.test lists an address where nothing listens first, then the plain origin.
+    config = config_for(tmp_path, network, certificates, resolver_additions())
+    run = run_resolve("fallback.test", config, "--port", str(network.nginx_http_port))
+    assert run.exit_code == 0, run.describe()
+    ranking = [line.split() for line in run.stdout.splitlines() if line.startswith("rank ")]
+    assert [(fields[1], fields[2], fields[3]) for fields in ranking] == [
+        ("1", f"{LOOPBACK}:{network.nginx_http_port}", "healthy"),
+        ("2", f"{UNUSED_LOOPBACK_ADDRESSES[0]}:{network.nginx_http_port}", "quarantined"),
+    ], run.describe()

@@ -65,6 +65,9 @@ REQUESTS_AFTER_MOVE = 5
 LONG_TTL = 600
 # How long the network-change event and the re-resolution it causes may take.
 NETWORK_CHANGE_SECONDS = 5
+# The probe-rule case: how long the background probes of a preresolved answer may take (the dead address's
+# probe runs into the test configuration's connect_timeout of 2 s).
+PROBE_SECONDS = 6
 # The visibility case: requests made while the first address is dead.
 VISIBILITY_REQUESTS = 5
 ADDRESS_STATES = {"healthy", "quarantined", "probing", "untried"}
@@ -95,11 +98,11 @@ def scheduling(balance: str | None = None, quarantine: int | None = None, quaran
                            admin=admin)
 
 
-def stub_resolving(stub, **keys) -> ConfigAdditions:
+def stub_resolving(stub, resolver_keys_extra=None, sections: str = "", **keys) -> ConfigAdditions:
     """HTTPDNS only, from the stub's json endpoint, its TTLs taken as they come (min_ttl = 0)."""
     provider = HttpdnsProvider("stub", "json", stub.url("json-google"), [stub.bootstrap])
-    return scheduling(resolver_keys={"order": ["httpdns"], "min_ttl": 0}, sections=httpdns_sections(provider),
-                      **keys)
+    return scheduling(resolver_keys={"order": ["httpdns"], "min_ttl": 0, **(resolver_keys_extra or {})},
+                      sections=sections + httpdns_sections(provider), **keys)
 
 
 # Traffic ----------------------------------------------------------------------------------------------------
@@ -342,6 +345,31 @@ def test_a_network_change_re_resolves_the_names_in_use(netns, namespace_origins,
     assert changed, (f"{NETWORK_CHANGE_SECONDS}s after {ADDED_ADDRESS} was added: network_changed events "
                      f"{event_lines(own, 'network_changed')}, queries for {NAME} "
                      f"{namespace_httpdns_stub.count('json', NAME, 'A')} (before: {queries_before})")
+
+
+def test_a_probe_rule_ranks_a_new_answer_before_its_first_request(netns, namespace_origins, namespace_httpdns_stub,
+                                                                  start_ipdirect_in):
+    # The dead address is listed first: without probing, the first request would race it and pay the delay.
+    origins = namespace_origins({FIRST: 0.0, SECOND: 0.0})
+    Blackhole.drop(netns, FIRST, origins.port)
+    namespace_httpdns_stub.set_record(NAME, a=(FIRST, SECOND), ttl=LONG_TTL)
+    probe = f'\n[[upstream.probe]]\nhosts = ["{NAME}"]\nport = {origins.port}\n'
+    own = start_ipdirect_in({}, stub_resolving(namespace_httpdns_stub, admin=True,
+                                               resolver_keys_extra={"preresolve": [NAME]}, sections=probe))
+    client = NamespaceClient(own)
+
+    def probed() -> bool:
+        samples, _ = scrape(client)
+        return (value(samples, "ipdirect_upstream_probes_total", outcome="up") >= 1
+                and value(samples, "ipdirect_upstream_probes_total", outcome="down") >= 1)
+    assert wait_until(probed, PROBE_SECONDS), f"no probe of both addresses within {PROBE_SECONDS}s: {scrape(client)[0]}"
+
+    first = client.get(url(origins))
+    assert (first.status, first.origin) == (200, SECOND)
+    (line,) = wait_for_access_lines(own, f"{NAME}:{origins.port}", 1)
+    assert (log_field(line, "attempts"), log_field(line, "rank")) == ("1", "1"), line
+    dead = address_entry(client, NAME, origins.port, FIRST)
+    assert dead is not None and dead["state"] in ("quarantined", "probing"), dead
 
 
 # What it shows ----------------------------------------------------------------------------------------------

@@ -51,8 +51,8 @@ public final class Server {
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
         resolver = try ResolverService(config: config)
-        prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings),
-                                   connectTimeoutMillis: config.proxy.connectTimeoutMs)
+        prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
+        resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,

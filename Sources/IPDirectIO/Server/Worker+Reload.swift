@@ -19,7 +19,7 @@ extension Worker {
         config = newConfig
         if index == 0 {
             health.apply(newConfig.upstream.healthSettings)
-            prober.apply(connectTimeoutMillis: newConfig.proxy.connectTimeoutMs)
+            prober.apply(newConfig)
         }
         headLimits = HTTPHeadLimits(maxHeadBytes: newConfig.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: newConfig.access.allowPrivateUpstreams,

@@ -1,6 +1,7 @@
 import CEvent
 import Glibc
 import IPDirectCore
+import Synchronization
 
 /// The background side of address health, on a thread and event loop of its own: TCP probes that
 /// bring quarantined addresses back once they answer, probes that rank a new answer's addresses
@@ -11,6 +12,8 @@ import IPDirectCore
 final class AddressProber: @unchecked Sendable {
     let health: UpstreamHealth
     let mailbox: LoopMailbox
+    /// `[[upstream.probe]]` and whether non-public addresses may be connected to; replaced by a reload.
+    private let rules: Mutex<(probes: [ProbeRule], allowPrivate: Bool)>
     private let base = EventBase()
     private var connectTimeoutMillis: Int
     private var probes: [ObjectIdentifier: Connector] = [:]
@@ -26,9 +29,10 @@ final class AddressProber: @unchecked Sendable {
     /// Expiry of unused entries runs every this many ticks.
     static let ticksPerExpiry = 50
 
-    init(health: UpstreamHealth, connectTimeoutMillis: Int) throws(StartupError) {
+    init(health: UpstreamHealth, config: Config) throws(StartupError) {
         self.health = health
-        self.connectTimeoutMillis = connectTimeoutMillis
+        rules = Mutex((config.upstream.probeRules, config.access.allowPrivateUpstreams))
+        connectTimeoutMillis = config.proxy.connectTimeoutMs
         mailbox = try LoopMailbox(base: base)
         tick = Timer(base: base)
         tick.action = { [unowned self] in ticked() }
@@ -60,9 +64,23 @@ final class AddressProber: @unchecked Sendable {
         self.thread = nil
     }
 
-    /// Thread-safe: a reload's connect timeout for later probes.
-    func apply(connectTimeoutMillis: Int) {
-        mailbox.post { [self] in self.connectTimeoutMillis = connectTimeoutMillis }
+    /// Thread-safe: a reload's probe rules and connect timeout for later probes.
+    func apply(_ config: Config) {
+        rules.withLock { $0 = (config.upstream.probeRules, config.access.allowPrivateUpstreams) }
+        let timeout = config.proxy.connectTimeoutMs
+        mailbox.post { [self] in connectTimeoutMillis = timeout }
+    }
+
+    /// Thread-safe: the resolver stored a new answer for `name`; when a `[[upstream.probe]]` names it,
+    /// its addresses are probed now, before a request uses them. Non-public addresses are probed only
+    /// where the proxy would connect to them (`allow_private_upstreams`).
+    func answerArrived(for name: String, addresses: [IPAddress]) {
+        let (probes, allowPrivate) = rules.withLock { $0 }
+        var upstream = UpstreamSettings()
+        upstream.probeRules = probes
+        guard let port = upstream.probePort(for: name) else { return }
+        let permitted = allowPrivate ? addresses : addresses.filter { !$0.isNonPublic }
+        rank(permitted.map { SocketAddress(ip: $0, port: port) })
     }
 
     /// Thread-safe: probe the addresses of a new answer that nothing is known about yet.

@@ -287,6 +287,7 @@ final class ResolverEngine {
         if answer.isNegative {
             return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
         }
+        service.answerStored?(name, answer.addresses)
         return .success(Resolution(addresses: answer.addresses, source: source, cache: .miss, secondsLeft: secondsLeft))
     }
 

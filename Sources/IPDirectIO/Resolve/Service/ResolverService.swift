@@ -25,6 +25,8 @@ final class ResolverService: @unchecked Sendable {
     /// Engines a reload replaced, kept until the queries they were running have ended.
     private var retired: [ResolverEngine] = []
     private let cacheStore: CacheFileStore?
+    /// Called on the resolver thread with every positive answer a source gave (set before `start`).
+    nonisolated(unsafe) var answerStored: (@Sendable (String, [IPAddress]) -> Void)?
     private var thread: pthread_t?
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
