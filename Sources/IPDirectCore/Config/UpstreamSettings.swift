@@ -25,12 +25,14 @@ public struct UpstreamSettings: Sendable, Equatable {
 
     /// The balance mode for `host` (lower case, no trailing dot).
     public func balanceMode(for host: String) -> BalanceMode {
-        balanceRules.first { rule in rule.hosts.contains { $0.matches(host) } }?.mode ?? balance
+        guard !balanceRules.isEmpty else { return balance }
+        return balanceRules.first { rule in rule.hosts.contains { $0.matches(host) } }?.mode ?? balance
     }
 
     /// The port to probe a new answer of `host` on, or nil when no `[[upstream.probe]]` names it.
     public func probePort(for host: String) -> UInt16? {
-        probeRules.first { rule in rule.hosts.contains { $0.matches(host) } }?.port
+        guard !probeRules.isEmpty else { return nil }
+        return probeRules.first { rule in rule.hosts.contains { $0.matches(host) } }?.port
     }
 
     public var healthSettings: AddressHealthSettings {

@@ -7,13 +7,27 @@ public enum IPAddress: Hashable, Sendable {
 
     /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (no brackets, no zone id).
     public init?<S: StringProtocol>(_ text: S) {
-        if text.contains(":") {
+        if text.utf8.contains(UInt8(ascii: ":")) {
             guard let bytes = IPAddress.parseV6(Array(text.utf8)) else { return nil }
             self = IPAddress(bytes: bytes)!
         } else {
-            guard let value = IPAddress.parseV4(Array(text.utf8)) else { return nil }
+            // Every request's host passes here to tell literals from names: a name is refused without
+            // copying its bytes.
+            guard text.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
+                  let value = IPAddress.parseV4(Array(text.utf8)) else { return nil }
             self = .v4(value)
         }
+    }
+
+    /// Whether `host` could be an IP literal at all (a colon, or only digits and dots): names, the usual
+    /// case on every request, are told apart without the generic parser.
+    public static func mayBeLiteral(_ host: String) -> Bool {
+        var onlyDigitsAndDots = true
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ":") { return true }
+            if !((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")) { onlyDigitsAndDots = false }
+        }
+        return onlyDigitsAndDots
     }
 
     /// Builds an address from 4 or 16 network-order bytes.

@@ -16,13 +16,14 @@ extension AddressHealthTable {
     /// are healthy, and tried last (soonest-to-expire first) when none is.
     public mutating func plan(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode,
                               now: Int64) -> AddressPlan {
+        if candidates.count == 1 { return planForOneAddress(host, candidates, mode: mode, now: now) }
         var state = hosts[host] ?? HostBalanceState(mode: mode, lastUsedMicros: now)
         state.mode = mode
         state.lastUsedMicros = now
         var unique: [SocketAddress] = []
         for address in candidates where !unique.contains(address) {
             unique.append(address)
-            _ = entry(for: address, now: now)
+            touch(address, now: now)
         }
         let healthy = unique.filter { addresses[$0]?.quarantinedUntilMicros == nil }
         let quarantined = unique.filter { addresses[$0]?.quarantinedUntilMicros != nil }
@@ -44,6 +45,25 @@ extension AddressHealthTable {
         }
         hosts[host] = state
         return plan
+    }
+
+    /// Most hosts have one address: nothing to rank, and the host's state is updated where it lies.
+    private mutating func planForOneAddress(_ host: UpstreamHostKey, _ only: [SocketAddress], mode: BalanceMode,
+                                            now: Int64) -> AddressPlan {
+        touch(only[0], now: now)
+        if let index = hosts.index(forKey: host) {
+            hosts.values[index].mode = mode
+            hosts.values[index].lastUsedMicros = now
+            hosts.values[index].turn &+= 1
+            if hosts.values[index].lastOrder != only { hosts.values[index].lastOrder = only }
+        } else {
+            if hosts.count >= settings.maxHosts {
+                expire(now: now)
+                trim(&hosts, to: settings.maxHosts - 1) { $0.lastUsedMicros }
+            }
+            hosts[host] = HostBalanceState(mode: mode, lastOrder: only, lastUsedMicros: now)
+        }
+        return AddressPlan(order: only, reusable: only, keepsIdle: only)
     }
 
     private func rankHealthy(_ healthy: [SocketAddress], state: inout HostBalanceState,
@@ -96,6 +116,16 @@ extension AddressHealthTable {
     /// RFC 8305 §4: alternate families, starting with the family of the first (best) address, so one
     /// broken family costs a single attempt delay.
     static func interleavingFamilies(_ ranked: [SocketAddress]) -> [SocketAddress] {
-        UpstreamPolicy.interleavingFamilies(ranked) { $0.ip.isIPv6 }
+        guard let first = ranked.first else { return [] }
+        let preferred = ranked.filter { $0.ip.isIPv6 == first.ip.isIPv6 }
+        let other = ranked.filter { $0.ip.isIPv6 != first.ip.isIPv6 }
+        guard !other.isEmpty else { return ranked }
+        var ordered: [SocketAddress] = []
+        ordered.reserveCapacity(ranked.count)
+        for index in 0..<max(preferred.count, other.count) {
+            if index < preferred.count { ordered.append(preferred[index]) }
+            if index < other.count { ordered.append(other[index]) }
+        }
+        return ordered
     }
 }

@@ -20,30 +20,38 @@ public struct AddressHealthTable: Sendable {
     /// Returns true when this ended a quarantine.
     @discardableResult
     public mutating func recordConnected(_ address: SocketAddress, micros: Int64, now: Int64) -> Bool {
-        var entry = entry(for: address, now: now)
-        if entry.connect == nil {
-            entry.connect = PeakEWMA(firstSample: micros, now: now)
-        } else {
-            entry.connect!.observe(micros, now: now)
+        let slot = touch(address, now: now)
+        return AddressHealthTable.update(&addresses.values[slot]) { entry in
+            if entry.connect == nil {
+                entry.connect = PeakEWMA(firstSample: micros, now: now)
+            } else {
+                entry.connect!.observe(micros, now: now)
+            }
+            entry.successes += 1
+            entry.consecutiveFailures = 0
+            entry.probing = false
+            let recovered = entry.quarantinedUntilMicros != nil
+            entry.quarantinedUntilMicros = nil
+            return recovered
         }
-        entry.successes += 1
-        entry.consecutiveFailures = 0
-        entry.probing = false
-        let recovered = entry.quarantinedUntilMicros != nil
-        entry.quarantinedUntilMicros = nil
-        addresses[address] = entry
-        return recovered
     }
 
     /// A response head came `micros` after the request was sent.
     public mutating func recordFirstByte(_ address: SocketAddress, micros: Int64, now: Int64) {
-        var entry = entry(for: address, now: now)
-        if entry.firstByte == nil {
-            entry.firstByte = PeakEWMA(firstSample: micros, now: now)
-        } else {
-            entry.firstByte!.observe(micros, now: now)
+        let slot = touch(address, now: now)
+        AddressHealthTable.update(&addresses.values[slot]) { entry in
+            if entry.firstByte == nil {
+                entry.firstByte = PeakEWMA(firstSample: micros, now: now)
+            } else {
+                entry.firstByte!.observe(micros, now: now)
+            }
         }
-        addresses[address] = entry
+    }
+
+    /// Mutates a stored entry where it lies (no copy of the entry in and out of the dictionary).
+    @discardableResult
+    static func update<Result>(_ entry: inout AddressHealth, _ change: (inout AddressHealth) -> Result) -> Result {
+        change(&entry)
     }
 
     /// An attempt failed; returns how long the address is now quarantined for (nil: it is not).
@@ -147,15 +155,22 @@ public struct AddressHealthTable: Sendable {
     }
 
     mutating func entry(for address: SocketAddress, now: Int64) -> AddressHealth {
-        var entry = addresses[address] ?? AddressHealth(now: now)
-        entry.lastUsedMicros = max(entry.lastUsedMicros, now)
-        if addresses[address] == nil {
-            if addresses.count >= settings.maxAddresses {
-                expire(now: now)
-                trim(&addresses, to: settings.maxAddresses - 1) { $0.lastUsedMicros }
-            }
-            addresses[address] = entry
+        addresses.values[touch(address, now: now)]
+    }
+
+    /// Makes sure `address` has an entry (making room within `maxAddresses`), stamps it used now, and
+    /// returns where it lies, so the caller hashes the address once.
+    @discardableResult
+    mutating func touch(_ address: SocketAddress, now: Int64) -> [SocketAddress: AddressHealth].Index {
+        if let index = addresses.index(forKey: address) {
+            if addresses.values[index].lastUsedMicros < now { addresses.values[index].lastUsedMicros = now }
+            return index
         }
-        return entry
+        if addresses.count >= settings.maxAddresses {
+            expire(now: now)
+            trim(&addresses, to: settings.maxAddresses - 1) { $0.lastUsedMicros }
+        }
+        addresses[address] = AddressHealth(now: now)
+        return addresses.index(forKey: address)!
     }
 }

@@ -346,11 +346,10 @@ final class ClientSession {
     /// The order to try the host's addresses in, from what every worker learned of them; a new answer
     /// of a `[[upstream.probe]]` host is probed in the background.
     private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
-        let upstream = worker.config.upstream
         let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
         let plan = worker.health.plan(for: UpstreamHostKey(host: current.host, port: current.port), candidates: candidates,
-                                      mode: upstream.balanceMode(for: current.host))
-        if let probePort = upstream.probePort(for: current.host) {
+                                      mode: worker.config.upstream.balanceMode(for: current.host))
+        if let probePort = worker.config.upstream.probePort(for: current.host) {
             worker.prober.rank(addresses.map { SocketAddress(ip: $0, port: probePort) })
         }
         return plan
@@ -396,7 +395,7 @@ final class ClientSession {
         upstream = connection
         upstreamReadClosed = false
         upstreamWriteShut = false
-        exchange!.upstreamAddress = connection.address.description
+        exchange!.upstreamAddress = connection.addressText
         bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
         configureFlow(connection.bev)

@@ -7,6 +7,8 @@ final class UpstreamConnection {
     let bev: OpaquePointer
     let key: String
     let address: SocketAddress
+    /// `address` as text, made once per connection rather than once per request it carries.
+    private(set) lazy var addressText = address.description
     /// True when `bev` is an OpenSSL bufferevent: bytes must go through it, never straight to `fd`
     /// (no direct write, no splice), or they would leave unencrypted and break the TLS stream.
     let isTLS: Bool

@@ -17,6 +17,17 @@ import Testing
         #expect(IPAddress(input) == nil)
     }
 
+    @Test(arguments: ["127.0.0.1", "::1", "2001:DB8::1", "::ffff:192.0.2.1", "1.2.3", "[::1]"])
+    func textThatMayBeALiteralIsNotSkipped(input: String) {
+        #expect(IPAddress.mayBeLiteral(input))
+    }
+
+    @Test(arguments: ["example.com", "a1.example", "1.2.3.4x", "localhost", ""])
+    func namesAreToldApartWithoutParsing(input: String) {
+        #expect(!IPAddress.mayBeLiteral(input) || input.isEmpty)
+        #expect(IPAddress(input) == nil)
+    }
+
     @Test(arguments: [
         ("10.1.2.3", true), ("172.31.0.1", true), ("172.32.0.1", false), ("192.168.9.9", true),
         ("127.0.0.1", true), ("169.254.1.1", true), ("0.0.0.0", true), ("100.64.0.1", true),

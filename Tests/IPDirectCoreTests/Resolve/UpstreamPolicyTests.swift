@@ -32,10 +32,4 @@ import Testing
         #expect(strict.permitsTunnel(toPort: 443))
         #expect(!strict.permitsTunnel(toPort: 22))
     }
-
-    @Test func alternatesAddressFamiliesStartingWithTheFirst() {
-        let input = ["2001:db8::1", "2001:db8::2", "203.0.113.1", "203.0.113.2", "2001:db8::3"].map { IPAddress($0)! }
-        let ordered = UpstreamPolicy.connectOrder(input).map(\.description)
-        #expect(ordered == ["2001:db8::1", "203.0.113.1", "2001:db8::2", "203.0.113.2", "2001:db8::3"])
-    }
 }

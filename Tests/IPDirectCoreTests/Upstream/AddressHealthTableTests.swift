@@ -152,8 +152,17 @@ import Testing
     @Test func interleavesFamiliesStartingWithTheBest() {
         let v6a = SocketAddress("[2001:db8::1]:80")!
         let v6b = SocketAddress("[2001:db8::2]:80")!
-        let ordered = AddressHealthTable.interleavingFamilies([v6a, v6b, Self.a, Self.b])
-        #expect(ordered == [v6a, Self.a, v6b, Self.b])
+        let v6c = SocketAddress("[2001:db8::3]:80")!
+        let ordered = AddressHealthTable.interleavingFamilies([v6a, v6b, Self.a, Self.b, v6c])
+        #expect(ordered == [v6a, Self.a, v6b, Self.b, v6c])
+    }
+
+    @Test func aPlanOfANewAnswerAlternatesFamiliesInTheAnswersOrder() {
+        var table = Self.table()
+        let v6a = SocketAddress("[2001:db8::1]:80")!
+        let v6b = SocketAddress("[2001:db8::2]:80")!
+        let plan = table.plan(for: Self.host, candidates: [v6a, v6b, Self.a, Self.b], mode: .fastest, now: 0)
+        #expect(plan.order == [v6a, Self.a, v6b, Self.b])
     }
 
     @Test func addressesNoLongerInTheAnswerAreNotReused() {

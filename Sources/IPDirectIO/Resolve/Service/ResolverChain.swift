@@ -32,7 +32,7 @@ final class ResolverChain {
     /// Answers at once for IP literals, `[hosts]` names and cached names; otherwise returns a handle and
     /// calls `completion` on this loop's thread later.
     func resolve(_ host: String, completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> Lookup {
-        if let literal = IPAddress(host) {
+        if IPAddress.mayBeLiteral(host), let literal = IPAddress(host) {
             return .done(.success(Resolution(addresses: [literal], source: .literal)))
         }
         if usesHosts, let addresses = hosts[HostName.normalized(host)] {
