@@ -124,6 +124,19 @@ def test_a_limited_providers_empty_or_nxdomain_answer_falls_through_and_is_not_c
             if " provider=limited " in line and f" name={name} " in line], proxy.stderr_since_mark()
 
 
+def test_a_limited_providers_empty_answer_is_cached_when_no_other_source_answers(limited_stub, start_ipdirect,
+                                                                                   network):
+    name = "gone.tencent.limited.test"
+    limited_stub.remove(name)
+    proxy = start_with(start_ipdirect, limited_provider(limited_stub, "tencent"))
+
+    for _ in range(3):
+        response = fetch(proxy, network.plain_url("/", name), network.plain_authority(name))
+        assert response.status == 502, response.describe()
+    # One query for the first request; the other two are answered by the cached negative answer.
+    assert limited_stub.count("tencent", name) == 1, [request.target for request in limited_stub.state.requests()]
+
+
 # Client subnet --------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("subnet, family, prefix, address", [
     pytest.param("203.0.113.0/24", ECS_IPV4, 24, bytes([203, 0, 113]), id="v4-24"),

@@ -1,12 +1,12 @@
-/// What ipdirect learned about one upstream address (IP and port) from every connection to it.
+/// What ipdirect learned about the path to one upstream address (IP and port), whatever host was
+/// asked of it: whether it answers, and how fast a TCP connection stands.
 public struct AddressHealth: Sendable, Equatable {
-    /// Time to establish TCP; nil until a connection or a probe stood.
+    /// Time to establish TCP; nil until a connection or a probe stood, or an attempt was abandoned.
     public var connect: PeakEWMA?
-    /// Time from a request sent to its response head; nil until a response came.
-    public var firstByte: PeakEWMA?
     public var successes: UInt64 = 0
     public var failures: UInt64 = 0
-    /// Failures since the last success: each one doubles the quarantine.
+    /// Failures since the last real success (a connection that carried a request, not a probe): each
+    /// one doubles the quarantine, so an address that accepts probes but fails requests backs off too.
     public var consecutiveFailures = 0
     /// Recent failures, decaying with the latency estimates, for the score's penalty.
     var failureWeight: Double = 0
@@ -16,26 +16,20 @@ public struct AddressHealth: Sendable, Equatable {
     /// A background probe is connecting to it now.
     public var probing = false
     public var lastError: String?
-    /// Last time a plan named it or a result came in; entries idle for long expire.
+    /// Last time a plan named it: entries no plan named for `expiryMicros` expire (probes do not count).
     public var lastUsedMicros: Int64
 
     public init(now: Int64) {
         lastUsedMicros = now
     }
 
-    public var isTried: Bool { connect != nil || firstByte != nil || failures > 0 }
+    public var isTried: Bool { connect != nil || failures > 0 }
 
-    public func isQuarantined(now: Int64) -> Bool {
-        quarantinedUntilMicros != nil
-    }
-
-    /// Lower is better: connect plus first-byte latency, plus a penalty per recent failure.
-    /// nil for an address never tried, which ranks as well as the best known (it is explored once).
-    public func score(now: Int64) -> Double? {
-        guard isTried else { return nil }
-        let latency = (connect?.cost ?? 0) + (firstByte?.cost ?? 0)
+    /// The penalty of recent failures, fading over the decay time.
+    func failurePenalty(now: Int64) -> Double {
+        guard failureWeight > 0 else { return 0 }
         let decay = Decay.weight(elapsed: now - failureStampMicros, over: PeakEWMA.defaultDecayMicros)
-        return latency + failureWeight * decay * Double(AddressHealth.failurePenaltyMicros)
+        return failureWeight * decay * Double(AddressHealth.failurePenaltyMicros)
     }
 
     /// What one recent failure adds to the score: more than any answer a working node gives.
@@ -48,4 +42,27 @@ public struct AddressHealth: Sendable, Equatable {
         failureWeight = failureWeight * decay + 1
         failureStampMicros = now
     }
+
+    mutating func observeConnect(_ micros: Int64, now: Int64) {
+        if connect == nil {
+            connect = PeakEWMA(firstSample: micros, now: now)
+        } else {
+            connect!.observe(micros, now: now)
+        }
+    }
+}
+
+/// What one host taught about one of its addresses: how fast the server answers that host's
+/// requests, and failures that concern the host, not the path (a certificate that does not fit the
+/// name, a reset before any response byte), so one host's trouble never pushes another host off a
+/// shared address.
+public struct HostAddressHealth: Sendable, Equatable {
+    /// Time from a request sent to its response head.
+    public var firstByte: PeakEWMA?
+    /// Until when this host skips the address; nil when it does not.
+    public var avoidedUntilMicros: Int64?
+    public var consecutiveFailures = 0
+    public var lastError: String?
+
+    public init() {}
 }

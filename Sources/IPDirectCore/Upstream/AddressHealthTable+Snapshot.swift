@@ -11,10 +11,19 @@ public enum AddressState: String, Sendable, CustomStringConvertible {
 }
 
 extension AddressHealthTable {
+    /// The address's state on its path, whatever host asks.
     public func state(of address: SocketAddress) -> AddressState {
         guard let entry = addresses[address] else { return .untried }
         if entry.quarantinedUntilMicros != nil { return entry.probing ? .probing : .quarantined }
         return entry.isTried ? .healthy : .untried
+    }
+
+    /// The address's state for `host`: quarantined also while this host avoids it.
+    public func state(of address: SocketAddress, for host: UpstreamHostKey, now: Int64) -> AddressState {
+        let onPath = state(of: address)
+        if onPath == .healthy || onPath == .untried, hosts[host]?.isAvoiding(address, now: now) == true { return .quarantined }
+        if onPath == .untried, hosts[host]?.addresses[address]?.firstByte != nil { return .healthy }
+        return onPath
     }
 
     /// `GET /upstreams`: every host with its addresses in the order the last plan gave them.
@@ -24,7 +33,9 @@ extension AddressHealthTable {
                 ("host", JSONText.quoted(key.host)),
                 ("port", String(key.port)),
                 ("balance", JSONText.quoted(state.mode.rawValue)),
-                ("addresses", JSONText.array(state.lastOrder.enumerated().map { addressJSON($0.element, rank: $0.offset + 1, now: now) })),
+                ("addresses", JSONText.array(state.lastOrder.enumerated().map {
+                    addressJSON($0.element, rank: $0.offset + 1, host: key, state: state, now: now)
+                })),
             ])
         }
         return JSONText.object([
@@ -34,25 +45,29 @@ extension AddressHealthTable {
         ]) + "\n"
     }
 
-    private func addressJSON(_ address: SocketAddress, rank: Int, now: Int64) -> String {
+    private func addressJSON(_ address: SocketAddress, rank: Int, host: UpstreamHostKey, state: HostBalanceState,
+                             now: Int64) -> String {
         let entry = addresses[address]
+        let onHost = state.addresses[address]
         func millis(_ micros: Double?) -> String {
             guard let micros else { return "null" }
             return AddressHealthTable.millisText(micros)
         }
-        let until = entry?.quarantinedUntilMicros.map { String(max(0, ($0 - now) / 1000)) } ?? "null"
+        let avoidedUntil = state.isAvoiding(address, now: now) ? onHost?.avoidedUntilMicros : nil
+        let until = [entry?.quarantinedUntilMicros, avoidedUntil].compactMap { $0 }.max()
+        let lastError = avoidedUntil != nil ? onHost?.lastError : (entry?.lastError ?? onHost?.lastError)
         return JSONText.object([
             ("address", JSONText.quoted(address.ip.description)),
             ("port", String(address.port)),
             ("rank", String(rank)),
-            ("state", JSONText.quoted(state(of: address).rawValue)),
-            ("score_ms", millis(entry?.score(now: now))),
+            ("state", JSONText.quoted(self.state(of: address, for: host, now: now).rawValue)),
+            ("score_ms", millis(score(address, state: state, now: now))),
             ("connect_ms", millis(entry?.connect?.cost)),
-            ("first_byte_ms", millis(entry?.firstByte?.cost)),
+            ("first_byte_ms", millis(onHost?.firstByte?.cost)),
             ("successes", String(entry?.successes ?? 0)),
             ("failures", String(entry?.failures ?? 0)),
-            ("quarantined_until_ms", until),
-            ("last_error", entry?.lastError.map(JSONText.quoted) ?? "null"),
+            ("quarantined_until_ms", until.map { String(max(0, ($0 - now) / 1000)) } ?? "null"),
+            ("last_error", lastError.map(JSONText.quoted) ?? "null"),
         ])
     }
 
@@ -68,8 +83,8 @@ extension AddressHealthTable {
     public func rankingLines(for host: UpstreamHostKey, now: Int64) -> [String] {
         guard let state = hosts[host] else { return [] }
         return state.lastOrder.enumerated().map { index, address in
-            let score = addresses[address]?.score(now: now).map { AddressHealthTable.millisText($0) + "ms" } ?? "-"
-            return "\(index + 1) \(address) \(self.state(of: address)) \(score)"
+            let score = self.score(address, state: state, now: now).map { AddressHealthTable.millisText($0) + "ms" } ?? "-"
+            return "\(index + 1) \(address) \(self.state(of: address, for: host, now: now)) \(score)"
         }
     }
 }

@@ -27,6 +27,13 @@ public struct PeakEWMA: Sendable, Equatable {
         }
         stampMicros = max(stampMicros, now)
     }
+
+    /// The estimate is at least `micros` from now on (an attempt that waited this long unanswered);
+    /// a lower value never pulls it down.
+    public mutating func raise(to micros: Int64, now: Int64) {
+        cost = max(cost, Double(micros))
+        stampMicros = max(stampMicros, now)
+    }
 }
 
 /// `exp(-elapsed / tau)` without libm (Core links nothing): halve the exponent until it is small,

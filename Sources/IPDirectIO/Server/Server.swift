@@ -119,12 +119,20 @@ public final class Server {
         return 0
     }
 
-    /// What the mobile HTTPDNS SDKs do on a network switch: the cached answers stay in use while every
-    /// name is asked again in the background, what was learned about addresses is forgotten (paths
+    /// Names asked again after a network change: the most recently used, so a large cache does not
+    /// become a burst of queries to a provider that may charge per query.
+    static let namesRefreshedOnNetworkChange = 256
+
+    /// What the mobile HTTPDNS SDKs do on a network switch: the cached answers stay in use while the
+    /// names in use are asked again in the background, what was learned about addresses is forgotten (paths
     /// changed), and idle pooled connections close (they may run over the old path).
     static func networkChanged(reason: String, resolver: ResolverService, workers: [Worker], health: UpstreamHealth) {
-        let names = resolver.refreshAllNames()
-        health.state.withLock { $0.table.forgetAll() }
+        let recent = health.state.withLock { state in
+            let hosts = state.table.recentHosts(limit: Server.namesRefreshedOnNetworkChange)
+            state.table.forgetAll()
+            return hosts
+        }
+        let names = resolver.refresh(recent)
         for worker in workers {
             worker.mailbox.post { [worker] in worker.pool.closeAll() }
         }

@@ -80,7 +80,6 @@ final class Worker {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
         pool.closeAll()
-        pool.closeAll()
         accessLog.flush()
     }
 

@@ -72,7 +72,7 @@ extension ClientSession {
         guard var current = exchange else { return }
         if !current.firstByteRecorded, let sent = current.requestSentMicros {
             current.firstByteRecorded = true
-            worker.health.recordFirstByte(upstream.address, micros: MonotonicClock.nowMicros() - sent)
+            worker.health.recordFirstByte(upstream.address, for: current.hostKey, micros: MonotonicClock.nowMicros() - sent)
         }
         if head.status == 101 {
             guard current.upgradeRequested else {
@@ -294,8 +294,8 @@ extension ClientSession {
             guard let current = exchange else { return close() }
             if !current.responseStarted {
                 if !timeout && !upstream.reused && !current.receivedResponseBytes {
-                    worker.health.recordFailureAfterConnect(upstream.address, outcome: .error,
-                                                            reason: "\(reason) before any response byte")
+                    worker.health.hostFailed(upstream.address, for: current.hostKey,
+                                             reason: "\(reason) before any response byte")
                 }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused.
                 if !timeout && retryOnFreshConnection() { return }

@@ -329,6 +329,14 @@ final class ClientSession {
         switch result {
         case .failure(let failure):
             exchange = current
+            // A live pooled connection to an address that works still serves the request when the name
+            // cannot be looked up now (every source down past serve_stale).
+            if !current.isConnect, !current.retriedOnFreshConnection,
+               let pooled = worker.pool.checkout(key: current.poolKey, where: { !worker.health.isQuarantined($0) }) {
+                exchange!.source = "pool"
+                exchange!.note = "resolution failed, a pooled connection was reused: \(failure)"
+                return attach(pooled)
+            }
             respond(with: failure.proxyError)
         case .success(let resolution):
             current.source = resolution.sourceLabel
@@ -347,7 +355,7 @@ final class ClientSession {
     /// of a `[[upstream.probe]]` host is probed in the background.
     private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
         let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
-        let plan = worker.health.plan(for: UpstreamHostKey(host: current.host, port: current.port), candidates: candidates,
+        let plan = worker.health.plan(for: current.hostKey, candidates: candidates,
                                       mode: worker.config.upstream.balanceMode(for: current.host))
         if let probePort = worker.config.upstream.probePort(for: current.host) {
             worker.prober.rank(addresses.map { SocketAddress(ip: $0, port: probePort) })
@@ -370,7 +378,7 @@ final class ClientSession {
         let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
                                   addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
                                   attemptDelayMillis: worker.config.upstream.connectionAttemptDelayMs, health: worker.health,
-                                  tls: tls) { [unowned self] result in
+                                  hostKey: current.hostKey, tls: tls) { [unowned self] result in
             exchange?.connectAttempts = self.connector?.attemptsStarted ?? 0
             exchange?.addressRank = self.connector?.winnerRank
             self.connector = nil
@@ -381,7 +389,7 @@ final class ClientSession {
                 worker.metrics.update { $0.countUpstreamFailure(failure.kind) }
                 respond(with: failure)
             case .success(let connection):
-                worker.health.recordUsed(connection.address, for: UpstreamHostKey(host: current.host, port: current.port))
+                worker.health.recordUsed(connection.address, for: current.hostKey)
                 attach(connection)
             }
         }

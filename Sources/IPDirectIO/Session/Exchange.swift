@@ -89,4 +89,7 @@ struct Exchange {
     }
 
     var poolKey: String { UpstreamPool.key(scheme: scheme, host: host, port: port) }
+
+    /// Where what this host taught about its addresses is kept.
+    var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
 }

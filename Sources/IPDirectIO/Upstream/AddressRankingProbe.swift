@@ -18,7 +18,8 @@ public enum AddressRankingProbe {
                 switch result {
                 case .success(let connection):
                     connection.close()
-                    table.recordConnected(address, micros: now - started, now: now)
+                    table.recordConnectTime(address, micros: now - started, now: now)
+                    table.recordSuccess(address, now: now)
                 case .failure(let error):
                     table.recordFailure(address, outcome: .error, reason: error.details, waitedMicros: 0, now: now)
                 }

@@ -59,6 +59,8 @@ final class Connector {
     private let addresses: [SocketAddress]
     private let timeoutMillis: Int
     private let health: UpstreamHealth?
+    /// The host the connection is for, where failures that concern it alone (its certificate) are kept.
+    private let hostKey: UpstreamHostKey?
     private var completion: ((Result<UpstreamConnection, ProxyError>) -> Void)?
     private var race: ConnectionRace
     private var running: [Running] = []
@@ -71,7 +73,7 @@ final class Connector {
 
     init(base: EventBase, key: String, hostPort: String, addresses: [SocketAddress], timeoutMillis: Int,
          attemptDelayMillis: Int = Connector.defaultAttemptDelayMillis, health: UpstreamHealth? = nil,
-         tls: (context: TLSClientContext, host: String)? = nil,
+         hostKey: UpstreamHostKey? = nil, tls: (context: TLSClientContext, host: String)? = nil,
          completion: @escaping (Result<UpstreamConnection, ProxyError>) -> Void) {
         self.base = base
         self.key = key
@@ -80,6 +82,7 @@ final class Connector {
         self.addresses = addresses
         self.timeoutMillis = timeoutMillis
         self.health = health
+        self.hostKey = hostKey
         self.completion = completion
         race = ConnectionRace(addressCount: addresses.count, delayMillis: attemptDelayMillis)
         delayTimer = Timer(base: base)
@@ -103,13 +106,15 @@ final class Connector {
 
     private func perform(_ actions: [ConnectionRace.Action]) {
         for action in actions {
+            // A nested action may have finished the connect (and let the owner release it).
+            guard completion != nil else { return }
             switch action {
             case .start(let index): open(index)
             case .armDelay(let millis): delayTimer.schedule(afterMillis: millis)
             case .abandon(let index):
                 guard let attempt = take(index) else { continue }
                 let waited = MonotonicClock.nowMicros() - attempt.startedMicros
-                health?.record(attempt.address, outcome: .abandoned,
+                health?.failed(attempt.address, outcome: .abandoned,
                                reason: "no answer within \(waited / 1000) ms while another address connected", elapsedMicros: waited)
                 discard(attempt)
             case .won(let index):
@@ -150,8 +155,7 @@ final class Connector {
         switch attempt.phase {
         case .connecting where connected:
             bufferevent_setcb(bev, nil, nil, nil, nil)
-            health?.record(attempt.address, outcome: .connected, reason: "",
-                           elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
+            health?.connected(attempt.address, micros: MonotonicClock.nowMicros() - attempt.startedMicros, usable: tls == nil)
             perform(race.attemptConnected(attempt.index))
         case .connecting:
             failed(attempt, code: Connector.connectError(bev, reported: code))
@@ -166,7 +170,7 @@ final class Connector {
         let outcome: UpstreamAttemptOutcome = code == ECONNREFUSED ? .refused : .error
         let text = Connector.errnoText(code)
         failures.append(Attempt(address: attempt.address, outcome: text, timedOut: false))
-        health?.record(attempt.address, outcome: outcome, reason: text,
+        health?.failed(attempt.address, outcome: outcome, reason: text,
                        elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
         discard(attempt)
         perform(race.attemptFailed(attempt.index))
@@ -224,9 +228,10 @@ final class Connector {
         if let failure {
             bufferevent_free(bev)
             tls.context.forgetSession(host: tls.host, port: attempt.address.port)
-            health?.recordFailureAfterConnect(attempt.address, outcome: .tlsFailure, reason: "TLS: \(failure)")
+            recordTLSFailure(failure, address: attempt.address)
             return finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
         }
+        health?.handshakeSucceeded(attempt.address)
         finish(.success(UpstreamConnection(bev: bev, key: key, address: attempt.address, isTLS: true)))
     }
 
@@ -236,7 +241,7 @@ final class Connector {
             _ = take(attempt.index)
             let text = "timed out after \(timeoutMillis) ms"
             failures.append(Attempt(address: attempt.address, outcome: text, timedOut: true))
-            health?.record(attempt.address, outcome: .timeout, reason: text, elapsedMicros: Int64(timeoutMillis) * 1000)
+            health?.failed(attempt.address, outcome: .timeout, reason: text, elapsedMicros: Int64(timeoutMillis) * 1000)
             discard(attempt)
             perform(race.attemptFailed(attempt.index))
         case .handshaking:
@@ -245,8 +250,20 @@ final class Connector {
             discard(attempt)
             tls.context.forgetSession(host: tls.host, port: attempt.address.port)
             let failure = TLSFailure(.handshakeTimedOut(millis: timeoutMillis))
-            health?.recordFailureAfterConnect(attempt.address, outcome: .tlsFailure, reason: "TLS handshake timed out")
+            recordTLSFailure(failure, address: attempt.address)
             finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
+        }
+    }
+
+    /// A certificate that does not fit the name (or its pins) is this host's problem, and other hosts
+    /// served from the address must not lose it; a broken handshake is the path's.
+    private func recordTLSFailure(_ failure: TLSFailure, address: SocketAddress) {
+        let reason = "TLS: \(failure)"
+        if failure.reason.concernsCertificate {
+            guard let hostKey else { return }
+            health?.hostFailed(address, for: hostKey, reason: reason, outcome: .tlsFailure)
+        } else {
+            health?.failed(address, outcome: .tlsFailure, reason: reason, elapsedMicros: 0)
         }
     }
 

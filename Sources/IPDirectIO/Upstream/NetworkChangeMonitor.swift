@@ -4,13 +4,15 @@ import IPDirectCore
 
 /// Watches the kernel's routing netlink groups for address, link and route changes (what the mobile
 /// HTTPDNS SDKs treat as a network switch) and reports them once they settle: a burst of messages
-/// (one address added brings an address and a local route) becomes one call.
+/// (one address added brings an address and a local route) becomes one call, and only when the
+/// machine's addresses or default routes really differ (`NetworkFingerprint`).
 final class NetworkChangeMonitor {
     private let fd: Int32
     private var event: OpaquePointer?
     private let settle: Timer
     private var pendingReason = ""
     private let changed: (String) -> Void
+    private var fingerprint: NetworkFingerprint
 
     /// Messages arriving within this of each other count as one change.
     static let settleMillis = 300
@@ -48,12 +50,9 @@ final class NetworkChangeMonitor {
         }
         fd = socketFD
         self.changed = changed
+        fingerprint = NetworkChangeMonitor.currentFingerprint()
         settle = Timer(base: base)
-        settle.action = { [unowned self] in
-            let reason = pendingReason
-            pendingReason = ""
-            self.changed(reason)
-        }
+        settle.action = { [unowned self] in settled() }
         event = event_new(base.raw, fd, Int16(EV_READ | EV_PERSIST), NetworkChangeMonitor.readable,
                           Unmanaged.passUnretained(self).toOpaque())
         event_add(event, nil)
@@ -69,16 +68,69 @@ final class NetworkChangeMonitor {
         Unmanaged<NetworkChangeMonitor>.fromOpaque(context!).takeUnretainedValue().didRead()
     }
 
+    private func settled() {
+        let reason = pendingReason
+        pendingReason = ""
+        let now = NetworkChangeMonitor.currentFingerprint()
+        guard now != fingerprint else {
+            Logger.debug("event=network_unchanged messages=\(reason)")
+            return
+        }
+        fingerprint = now
+        changed(reason)
+    }
+
     private func didRead() {
         var buffer = [UInt8](repeating: 0, count: NetworkChangeMonitor.readBufferBytes)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && errno == ENOBUFS {
+                // The kernel dropped messages: something changed that we did not see.
+                if !pendingReason.contains("overflow") { pendingReason += pendingReason.isEmpty ? "overflow" : ",overflow" }
+                continue
+            }
             guard count > 0 else { break }
             for kind in NetworkChangeMonitor.messageKinds(buffer[0..<count]) where !pendingReason.contains(kind) {
                 pendingReason += pendingReason.isEmpty ? kind : "," + kind
             }
         }
         if !pendingReason.isEmpty { settle.schedule(afterMillis: NetworkChangeMonitor.settleMillis) }
+    }
+
+    /// The machine's addresses (getifaddrs) and default routes (/proc/net/route, /proc/net/ipv6_route).
+    static func currentFingerprint() -> NetworkFingerprint {
+        var addresses: [String] = []
+        var list: UnsafeMutablePointer<ifaddrs>?
+        if getifaddrs(&list) == 0 {
+            var next = list
+            while let entry = next {
+                if let raw = entry.pointee.ifa_addr, let address = SocketAddress(sockaddr: raw) {
+                    addresses.append("\(String(cString: entry.pointee.ifa_name)) \(address.ip)")
+                }
+                next = entry.pointee.ifa_next
+            }
+            freeifaddrs(list)
+        }
+        return NetworkFingerprint(addresses: addresses, ipv4RouteTable: readSmallFile("/proc/net/route"),
+                                  ipv6RouteTable: readSmallFile("/proc/net/ipv6_route"))
+    }
+
+    /// Route tables of a desktop or server are a few KiB; a router's full table is not read past this.
+    static let routeTableLimit = 1 << 20
+
+    private static func readSmallFile(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { Glibc.close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: readBufferBytes)
+        while bytes.count < routeTableLimit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The kinds of the netlink messages in one read (struct nlmsghdr: u32 length, u16 type, ...).

@@ -25,29 +25,47 @@ final class UpstreamHealth: Sendable {
         return state.withLock { $0.table.plan(for: host, candidates: candidates, mode: mode, now: now) }
     }
 
-    /// One attempt's end, from the connector. Logs a quarantine and a recovery.
-    func record(_ address: SocketAddress, outcome: UpstreamAttemptOutcome, reason: String, elapsedMicros: Int64) {
+    /// TCP stood after `micros`. `usable`: nothing more is needed (no TLS), so it counts as a success.
+    func connected(_ address: SocketAddress, micros: Int64, usable: Bool) {
         let now = MonotonicClock.nowMicros()
-        var quarantinedFor: Int64?
-        var recovered = false
-        state.withLock { state in
-            state.counters.attempts[outcome, default: 0] += 1
-            if outcome == .connected {
-                recovered = state.table.recordConnected(address, micros: elapsedMicros, now: now)
-            } else {
-                quarantinedFor = state.table.recordFailure(address, outcome: outcome, reason: reason,
-                                                           waitedMicros: elapsedMicros, now: now)
-            }
-        }
-        if let quarantinedFor {
-            Logger.warning("event=address_quarantined address=\(address) for_ms=\(quarantinedFor / 1000) outcome=\(outcome) reason=\"\(reason)\"")
+        let recovered = state.withLock { state in
+            state.counters.attempts[.connected, default: 0] += 1
+            state.table.recordConnectTime(address, micros: micros, now: now)
+            return usable && state.table.recordSuccess(address, now: now)
         }
         if recovered { Logger.info("event=address_recovered address=\(address) by=connection") }
     }
 
-    /// A failure seen after TCP stood: TLS refused, or the server reset before any response byte.
-    func recordFailureAfterConnect(_ address: SocketAddress, outcome: UpstreamAttemptOutcome, reason: String) {
-        record(address, outcome: outcome, reason: reason, elapsedMicros: 0)
+    /// The TLS handshake on a connection to `address` succeeded.
+    func handshakeSucceeded(_ address: SocketAddress) {
+        let now = MonotonicClock.nowMicros()
+        let recovered = state.withLock { $0.table.recordSuccess(address, now: now) }
+        if recovered { Logger.info("event=address_recovered address=\(address) by=connection") }
+    }
+
+    /// An attempt failed on the path to `address`. Logs a quarantine.
+    func failed(_ address: SocketAddress, outcome: UpstreamAttemptOutcome, reason: String, elapsedMicros: Int64) {
+        let now = MonotonicClock.nowMicros()
+        let quarantinedFor = state.withLock { state in
+            state.counters.attempts[outcome, default: 0] += 1
+            return state.table.recordFailure(address, outcome: outcome, reason: reason, waitedMicros: elapsedMicros, now: now)
+        }
+        if let quarantinedFor {
+            Logger.warning("event=address_quarantined address=\(address) for_ms=\(quarantinedFor / 1000) outcome=\(outcome) reason=\"\(reason)\"")
+        }
+    }
+
+    /// A failure that concerns `host` alone (its certificate, a reset before any response byte): `host`
+    /// skips the address for a while; other hosts on it are not affected. `outcome` is counted when given.
+    func hostFailed(_ address: SocketAddress, for host: UpstreamHostKey, reason: String, outcome: UpstreamAttemptOutcome? = nil) {
+        let now = MonotonicClock.nowMicros()
+        let avoidedFor = state.withLock { state in
+            if let outcome { state.counters.attempts[outcome, default: 0] += 1 }
+            return state.table.recordHostFailure(address, for: host, reason: reason, now: now)
+        }
+        if let avoidedFor {
+            Logger.warning("event=address_avoided host=\(host) address=\(address) for_ms=\(avoidedFor / 1000) reason=\"\(reason)\"")
+        }
     }
 
     func recordUsed(_ address: SocketAddress, for host: UpstreamHostKey) {
@@ -58,9 +76,14 @@ final class UpstreamHealth: Sendable {
         state.withLock { $0.counters.countWin(position: position) }
     }
 
-    func recordFirstByte(_ address: SocketAddress, micros: Int64) {
+    func recordFirstByte(_ address: SocketAddress, for host: UpstreamHostKey, micros: Int64) {
         let now = MonotonicClock.nowMicros()
-        state.withLock { $0.table.recordFirstByte(address, micros: micros, now: now) }
+        state.withLock { $0.table.recordFirstByte(address, for: host, micros: micros, now: now) }
+    }
+
+    /// Whether a pooled connection to `address` may still be used when no plan could be made.
+    func isQuarantined(_ address: SocketAddress) -> Bool {
+        state.withLock { $0.table.health(of: address)?.quarantinedUntilMicros != nil }
     }
 
     func counters() -> UpstreamSelectionCounters {
@@ -71,8 +94,10 @@ final class UpstreamHealth: Sendable {
         }
     }
 
+    /// Formatted outside the lock, from a copy of the table.
     func upstreamsJSON() -> String {
         let now = MonotonicClock.nowMicros()
-        return state.withLock { $0.table.upstreamsJSON(now: now) }
+        let table = state.withLock { $0.table }
+        return table.upstreamsJSON(now: now)
     }
 }

@@ -48,6 +48,19 @@ final class UpstreamPool {
         return nil
     }
 
+    /// Takes the most recently parked live connection for `key` whose address passes `usable`.
+    func checkout(key: String, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
+        guard var list = idle[key] else { return nil }
+        defer { idle[key] = list.isEmpty ? nil : list }
+        while let index = list.lastIndex(where: { usable($0.address) }) {
+            let connection = list.remove(at: index)
+            connection.parkedIn = nil
+            if connection.looksReusable { return connection }
+            connection.close()
+        }
+        return nil
+    }
+
     /// Parks a connection whose last exchange ended cleanly. While parked, any byte or EOF from the
     /// server, or the idle timeout, drops it (a server that closed is never reused).
     func checkin(_ connection: UpstreamConnection) {

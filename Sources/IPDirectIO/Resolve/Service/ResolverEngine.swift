@@ -167,8 +167,14 @@ final class ResolverEngine {
                     // next provider is asked, and nothing is cached from this answer.
                     let why = "no address (\(answer.nameDoesNotExist ? "NXDOMAIN" : "empty answer")) from a provider limited to its domains"
                     Logger.info("event=httpdns_fall_through provider=\(provider.name) name=\(name) reason=\"\(why)\"")
-                    query(name, steps: steps, reasons: reasons + ["\(provider.name): \(why)"], timeouts: timeouts,
-                          completion: completion)
+                    // When no later source answers at all, this negative answer is the best there is: it is
+                    // cached (negative_ttl), so a name that does not exist is not asked again per request.
+                    query(name, steps: steps, reasons: reasons + ["\(provider.name): \(why)"], timeouts: timeouts) { outcome in
+                        if case .failed = outcome {
+                            return completion(.answered(answer, source: .httpdns(provider.name)))
+                        }
+                        completion(outcome)
+                    }
                 case .success(let answer):
                     completion(.answered(answer, source: .httpdns(provider.name)))
                 case .failure(let failure):

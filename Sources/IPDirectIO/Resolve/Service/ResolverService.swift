@@ -136,15 +136,17 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
-    /// Thread-safe: every cached name is asked again in the background (the cached answers stay in
-    /// use meanwhile); returns how many names that is.
-    func refreshAllNames() -> Int {
+    /// Thread-safe: each of `names` that is in the cache is asked again in the background (the cached
+    /// answers stay in use meanwhile); returns how many that is.
+    func refresh(_ names: [String]) -> Int {
         let now = ResolverService.nowMillis()
-        let names = Set(state.withLock { $0.cache.snapshot(now: now) }.map(\.name))
-        mailbox.post { [self] in
-            for name in names.sorted() { engine.resolve(name, waiter: nil) }
+        let cached = state.withLock { state in
+            names.filter { name in AddressFamily.allCases.contains { state.cache.peek(name, family: $0, now: now) != nil } }
         }
-        return names.count
+        mailbox.post { [self] in
+            for name in cached { engine.resolve(name, waiter: nil) }
+        }
+        return cached.count
     }
 
     /// What a negative answer (RFC 2308), fresh or cached, tells the client.
