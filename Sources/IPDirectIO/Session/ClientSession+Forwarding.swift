@@ -70,8 +70,8 @@ extension ClientSession {
 
     private func forwardResponseHead(_ head: ResponseHead, bytes: UnsafeRawBufferPointer, from upstream: UpstreamConnection) {
         guard var current = exchange else { return }
-        if !current.firstByteRecorded, let sent = current.requestSentMicros {
-            current.firstByteRecorded = true
+        if current.firstByteWanted, let sent = current.requestSentMicros {
+            current.firstByteWanted = false
             worker.health.recordFirstByte(upstream.address, for: current.hostKey, micros: MonotonicClock.nowMicros() - sent)
         }
         if head.status == 101 {

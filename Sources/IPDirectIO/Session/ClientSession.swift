@@ -365,6 +365,7 @@ final class ClientSession {
 
     private func connect(following plan: AddressPlan) {
         guard let current = exchange else { return }
+        exchange!.firstByteWanted = plan.order.count > 1
         if !current.isConnect, !current.retriedOnFreshConnection,
            let pooled = worker.pool.checkout(key: current.poolKey, plan: plan) {
             exchange!.source = "pool"

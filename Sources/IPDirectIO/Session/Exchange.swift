@@ -81,7 +81,9 @@ struct Exchange {
     var addressRank: Int?
     /// When the whole request had been handed to the upstream, for its time-to-first-byte sample.
     var requestSentMicros: Int64?
-    var firstByteRecorded = false
+    /// Whether this response's first-byte time is worth the shared table's lock: only where the host
+    /// has several addresses to rank; set once the sample is taken, so it is taken once.
+    var firstByteWanted = false
 
     var hostPort: String {
         if host == "-" { return "-" }
