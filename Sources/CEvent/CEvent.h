@@ -62,10 +62,4 @@ static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int f
     return splice(from, NULL, to, NULL, length, flags);
 }
 
-/* Shared counters between worker threads (connection limit, metrics). */
-static inline long ipd_atomic_add(long *counter, long delta) {
-    return __atomic_add_fetch(counter, delta, __ATOMIC_RELAXED);
-}
-static inline long ipd_atomic_load(long *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
-
 #endif

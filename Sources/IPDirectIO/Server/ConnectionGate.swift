@@ -1,26 +1,23 @@
-import CEvent
+import Synchronization
 
 /// The daemon-wide client connection limit, shared by all workers through one atomic counter.
-final class ConnectionGate: @unchecked Sendable {
-    private let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+final class ConnectionGate: Sendable {
+    private let counter = Atomic<Int>(0)
     let limit: Int
 
     init(limit: Int) {
         self.limit = limit
-        counter.initialize(to: 0)
     }
 
-    deinit { counter.deallocate() }
-
     func tryEnter() -> Bool {
-        if ipd_atomic_add(counter, 1) > limit {
-            ipd_atomic_add(counter, -1)
+        if counter.wrappingAdd(1, ordering: .relaxed).newValue > limit {
+            counter.wrappingSubtract(1, ordering: .relaxed)
             return false
         }
         return true
     }
 
-    func leave() { ipd_atomic_add(counter, -1) }
+    func leave() { counter.wrappingSubtract(1, ordering: .relaxed) }
 
-    var current: Int { ipd_atomic_load(counter) }
+    var current: Int { counter.load(ordering: .relaxed) }
 }

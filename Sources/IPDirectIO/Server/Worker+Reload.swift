@@ -1,9 +1,10 @@
 import IPDirectCore
 
 /// A reload, run on the worker's own loop: new sessions take the new configuration, sessions already
-/// open keep the settings they copied when they began, and the listeners are not touched.
+/// open keep the settings they took when they were accepted, and the listeners are not touched.
 extension Worker {
     func apply(_ newConfig: Config) {
+        var tls = connectionSettings.tls
         if newConfig.tls != config.tls {
             do {
                 tls = try TLSClientContext(caFile: newConfig.tls.caFile, caPath: newConfig.tls.caPath,
@@ -21,10 +22,9 @@ extension Worker {
             health.apply(newConfig.upstream.healthSettings)
             prober.apply(newConfig)
         }
-        headLimits = HTTPHeadLimits(maxHeadBytes: newConfig.proxy.maxHeaderBytes)
-        policy = UpstreamPolicy(allowPrivateUpstreams: newConfig.access.allowPrivateUpstreams,
-                                connectPorts: newConfig.access.connectPorts)
-        resolver = ResolverChain(settings: newConfig.resolver, hosts: newConfig.hosts, service: resolverService,
-                                 mailbox: mailbox)
+        connectionSettings = ConnectionSettings(
+            config: newConfig, tls: tls,
+            resolver: ResolverChain(settings: newConfig.resolver, hosts: newConfig.hosts, service: resolverService,
+                                    mailbox: mailbox))
     }
 }

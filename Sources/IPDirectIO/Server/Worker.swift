@@ -8,16 +8,12 @@ import IPDirectCore
 final class Worker {
     let index: Int
     let base = EventBase()
-    /// These five are replaced together by a reload (Worker+Reload); sessions already open keep what
-    /// they copied, new ones take the new values.
+    /// Replaced together by a reload (Worker+Reload): sessions already open keep the settings they
+    /// took when they were accepted, new ones take the new ones.
     var config: Config
-    var headLimits: HTTPHeadLimits
-    var policy: UpstreamPolicy
-    var resolver: ResolverChain
+    var connectionSettings: ConnectionSettings
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
-    /// Trust store, pins and resumable sessions for the TLS this loop originates.
-    var tls: TLSClientContext
     let resolverService: ResolverService
     /// What every worker learned about upstream addresses, and the thread that probes them.
     let health: UpstreamHealth
@@ -48,16 +44,16 @@ final class Worker {
         self.config = config
         self.gate = gate
         self.resolverService = resolverService
-        headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
-        policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
-                                connectPorts: config.access.connectPorts)
         pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
-        tls = try TLSClientContext(caFile: config.tls.caFile, caPath: config.tls.caPath, pins: config.tls.pins,
-                                   insecureHosts: config.tls.insecureHosts)
-        mailbox = try LoopMailbox(base: base)
-        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox)
+        let tls = try TLSClientContext(caFile: config.tls.caFile, caPath: config.tls.caPath, pins: config.tls.pins,
+                                       insecureHosts: config.tls.insecureHosts)
+        let mailbox = try LoopMailbox(base: base)
+        self.mailbox = mailbox
+        connectionSettings = ConnectionSettings(
+            config: config, tls: tls,
+            resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox))
         let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {
             let flags = UInt32(LEV_OPT_CLOSE_ON_EXEC)

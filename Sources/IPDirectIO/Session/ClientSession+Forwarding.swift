@@ -55,7 +55,7 @@ extension ClientSession {
             guard let start = evbuffer_pullup(input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             let method = exchange!.methodKind
-            switch ResponseHeadParser.parse(bytes, requestMethod: method, limits: worker.headLimits) {
+            switch ResponseHeadParser.parse(bytes, requestMethod: method, limits: configuration.headLimits) {
             case .incomplete:
                 return
             case .invalid(let parseError):

@@ -20,7 +20,7 @@ extension ClientSession {
             return respond(with: ProxyError(status: 500, kind: .proxyInternalError,
                                             details: "cannot tell which address this connection arrived on"))
         }
-        let file = PACFile(proxy: listener, direct: worker.config.pac.direct)
+        let file = PACFile(proxy: listener, direct: configuration.pac.direct)
         let close = !current.keepAlive || !current.requestBody.isComplete || clientHasNoMoreRequests
         current.status = 200
         current.closeClientAfter = close

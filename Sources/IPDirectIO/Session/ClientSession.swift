@@ -51,8 +51,10 @@ final class ClientSession {
     }
 
     unowned let worker: Worker
-    /// Copied once per connection: a computed `worker.config.proxy` copied the struct, strings and
-    /// all, on every use along the request path.
+    /// Taken when the connection was accepted: a reload changes what later connections get, never
+    /// what this one uses.
+    let configuration: ConnectionSettings
+    /// `configuration.proxy`, the settings read on every step.
     let settings: ProxySettings
     let id: UInt64
     let client: OpaquePointer
@@ -84,7 +86,8 @@ final class ClientSession {
 
     init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
         self.worker = worker
-        self.settings = worker.config.proxy
+        configuration = worker.connectionSettings
+        settings = configuration.proxy
         self.id = id
         self.client = client
         self.peer = peer
@@ -198,7 +201,7 @@ final class ClientSession {
             }
             guard let start = evbuffer_pullup(clientInput, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
-            switch RequestHeadParser.parse(bytes, limits: worker.headLimits) {
+            switch RequestHeadParser.parse(bytes, limits: configuration.headLimits) {
             case .incomplete:
                 headBytesWithoutNewline = peek
                 if clientReadClosed { close() }
@@ -233,7 +236,7 @@ final class ClientSession {
             exchange = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: true,
                                 keepAlive: false, upgradeRequested: false, startMicros: now)
             exchange!.bytesFromClient = UInt64(head.headLength)
-            guard worker.policy.permitsTunnel(toPort: port) else {
+            guard configuration.policy.permitsTunnel(toPort: port) else {
                 return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
                                                 details: "CONNECT to port \(port) is not allowed (access.connect_ports)"))
             }
@@ -248,7 +251,7 @@ final class ClientSession {
             current.upstreamHead = HeadRewriter.upstreamRequest(
                 head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
                 viaName: settings.viaName, keepUpgrade: head.upgradeRequested, close: false)
-            if scheme == .http, let upgradedPort = worker.config.upstream.httpsUpgradePort(for: host) {
+            if scheme == .http, let upgradedPort = configuration.upstream.httpsUpgradePort(for: host) {
                 // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
                 current.scheme = .https
                 current.port = upgradedPort
@@ -310,7 +313,7 @@ final class ClientSession {
         guard let host = exchange?.host else { return }
         state = .resolving
         let started = MonotonicClock.nowMicros()
-        let lookup = worker.resolver.resolve(host) { [unowned self] result in
+        let lookup = configuration.resolver.resolve(host) { [unowned self] result in
             self.lookup = nil
             resolved(result, startedAt: started)
         }
@@ -342,7 +345,7 @@ final class ClientSession {
             current.source = resolution.sourceLabel
             current.cacheAgeMillis = resolution.cache.ageMillis
             exchange = current
-            switch worker.policy.permittedAddresses(resolution, host: current.host) {
+            switch configuration.policy.permittedAddresses(resolution, host: current.host) {
             case .failure(let denied):
                 respond(with: denied)
             case .success(let addresses):
@@ -356,8 +359,8 @@ final class ClientSession {
     private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
         let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
         let plan = worker.health.plan(for: current.hostKey, candidates: candidates,
-                                      mode: worker.config.upstream.balanceMode(for: current.host))
-        if let probePort = worker.config.upstream.probePort(for: current.host) {
+                                      mode: configuration.upstream.balanceMode(for: current.host))
+        if let probePort = configuration.upstream.probePort(for: current.host) {
             worker.prober.rank(addresses.map { SocketAddress(ip: $0, port: probePort) })
         }
         return plan
@@ -375,10 +378,10 @@ final class ClientSession {
         state = .connecting
         let started = MonotonicClock.nowMicros()
         // We connect by IP, so SNI and certificate verification must use the name the client asked for.
-        let tls = current.scheme == .https ? (context: worker.tls, host: current.host) : nil
+        let tls = current.scheme == .https ? (context: configuration.tls, host: current.host) : nil
         let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
                                   addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
-                                  attemptDelayMillis: worker.config.upstream.connectionAttemptDelayMs, health: worker.health,
+                                  attemptDelayMillis: configuration.upstream.connectionAttemptDelayMs, health: worker.health,
                                   hostKey: current.hostKey, tls: tls) { [unowned self] result in
             exchange?.connectAttempts = self.connector?.attemptsStarted ?? 0
             exchange?.addressRank = self.connector?.winnerRank

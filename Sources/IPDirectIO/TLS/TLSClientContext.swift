@@ -119,21 +119,30 @@ final class TLSClientContext {
     }
 
     /// A new SSL* for a connection to `host` (the name the client asked for) on `port`, owned by the
-    /// caller (a bufferevent created with BEV_OPT_CLOSE_ON_FREE frees it).
-    func makeSSL(host: String, port: UInt16) -> OpaquePointer {
+    /// caller (a bufferevent created with BEV_OPT_CLOSE_ON_FREE frees it), or why none could be set up
+    /// for that name. A client can reach this with any host it likes, so nothing here may stop the daemon.
+    func makeSSL(host: String, port: UInt16) -> Result<OpaquePointer, TLSFailure> {
         let name = HostName.normalized(host)
-        guard let ssl = SSL_new(context) else { fatalError("SSL_new failed: out of memory") }
+        guard let ssl = SSL_new(context) else {
+            return .failure(TLSFailure(.handshakeFailed("cannot set up TLS (SSL_new failed: out of memory)")))
+        }
         if IPAddress(name) == nil {
             _ = ipd_SSL_set_tlsext_host_name(ssl, name)
             // RFC 9525 §6.3: a wildcard may only be the complete left-most label.
             SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-            // Fails only without memory; continuing would skip the name check.
-            guard SSL_set1_host(ssl, name) == 1 else { fatalError("SSL_set1_host failed: out of memory") }
+            // Continuing without the name check would accept any certificate: refuse instead.
+            guard SSL_set1_host(ssl, name) == 1 else {
+                SSL_free(ssl)
+                OpenSSLErrorQueue.drainThread()
+                return .failure(TLSFailure(.handshakeFailed("cannot set up TLS: OpenSSL refused \(name) as the name to verify")))
+            }
         } else {
             // RFC 6066 §3: SNI carries host names only, so an IP literal is sent without SNI and
             // checked against the certificate's iPAddress names.
             guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 else {
-                fatalError("X509_VERIFY_PARAM_set1_ip_asc rejected \(name)")
+                SSL_free(ssl)
+                OpenSSLErrorQueue.drainThread()
+                return .failure(TLSFailure(.handshakeFailed("cannot set up TLS: OpenSSL refused \(name) as the IP address to verify")))
             }
         }
         if insecureHosts.contains(name) {
@@ -143,7 +152,7 @@ final class TLSClientContext {
         let key = TLSClientContext.cacheKey(host: name, port: port)
         _ = SSL_set_ex_data(ssl, OpenSSLCallbacks.cacheKeyIndex, strdup(key))
         sessions.offer(to: ssl, key: key)
-        return ssl
+        return .success(ssl)
     }
 
     /// Checks the key pins of `host` against the connection's verified chain once the handshake has

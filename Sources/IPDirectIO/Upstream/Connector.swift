@@ -198,7 +198,16 @@ final class Connector {
         // With no fd left, freeing the plain bufferevent no longer closes the socket.
         bufferevent_setfd(plain, -1)
         bufferevent_free(plain)
-        let ssl = tls.context.makeSSL(host: tls.host, port: winner.address.port)
+        let ssl: OpaquePointer
+        switch tls.context.makeSSL(host: tls.host, port: winner.address.port) {
+        case .success(let made): ssl = made
+        case .failure(let failure):
+            Glibc.close(fd)
+            _ = take(winner.index)
+            winner.timer.cancel()
+            Logger.warning("event=tls_setup_failed host=\(tls.host) address=\(winner.address) reason=\"\(failure)\"")
+            return finish(.failure(failure.proxyError(host: tls.host, address: winner.address)))
+        }
         guard let bev = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             SSL_free(ssl)

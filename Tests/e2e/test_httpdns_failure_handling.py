@@ -1,5 +1,6 @@
-"""HTTPDNS resolver behaviours the README promises that the daemon does not yet keep: each test fails now and
-passes once the resolver is fixed."""
+"""How HTTPDNS lookups recover from failure: an HTTP/2 connection whose stream timed out is not reused for later
+names, a stale name is not queried again on every request while its provider fails, and an endpoint without a
+ca_file of its own trusts what [tls] trusts."""
 
 import socket
 import subprocess
