@@ -390,8 +390,9 @@ final class ClientSession {
             exchange?.connectFinished = true
             switch result {
             case .failure(let failure):
-                worker.metrics.update { $0.countUpstreamFailure(failure.kind) }
-                respond(with: failure)
+                let error = failure.proxyError
+                worker.metrics.update { $0.countUpstreamFailure(error.kind) }
+                respond(with: error)
             case .success(let connection):
                 worker.health.recordUsed(connection.address, for: current.hostKey)
                 attach(connection)

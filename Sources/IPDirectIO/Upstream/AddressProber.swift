@@ -118,7 +118,7 @@ final class AddressProber: @unchecked Sendable {
         connector.start()
     }
 
-    private func finished(_ address: SocketAddress, result: Result<UpstreamConnection, ProxyError>, micros: Int64, ranking: Bool) {
+    private func finished(_ address: SocketAddress, result: Result<UpstreamConnection, ConnectFailure>, micros: Int64, ranking: Bool) {
         let now = MonotonicClock.nowMicros()
         switch result {
         case .success(let connection):
@@ -131,10 +131,10 @@ final class AddressProber: @unchecked Sendable {
         case .failure(let error):
             let quarantinedFor = health.state.withLock { state in
                 state.counters.probesDown += 1
-                return state.table.probeFailed(address, reason: error.details, now: now)
+                return state.table.probeFailed(address, reason: error.description, now: now)
             }
             let kind = ranking ? "ranking_probe" : "probe"
-            Logger.info("event=address_probe_failed address=\(address) probe=\(kind) quarantine_ms=\((quarantinedFor ?? 0) / 1000) reason=\"\(error.details)\"")
+            Logger.info("event=address_probe_failed address=\(address) probe=\(kind) quarantine_ms=\((quarantinedFor ?? 0) / 1000) reason=\"\(error.description)\"")
         }
     }
 }

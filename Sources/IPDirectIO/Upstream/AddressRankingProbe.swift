@@ -21,7 +21,7 @@ public enum AddressRankingProbe {
                     table.recordConnectTime(address, micros: now - started, now: now)
                     table.recordSuccess(address, now: now)
                 case .failure(let error):
-                    table.recordFailure(address, outcome: .error, reason: error.details, waitedMicros: 0, now: now)
+                    table.recordFailure(address, outcome: .error, reason: error.description, waitedMicros: 0, now: now)
                 }
                 pending -= 1
                 if pending == 0 { base.loopBreak() }

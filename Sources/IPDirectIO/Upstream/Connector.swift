@@ -12,13 +12,6 @@ import IPDirectCore
 /// handshake ends the connect without trying further addresses: a bad certificate or protocol is the
 /// server's answer, not a reachability problem another address would solve.
 final class Connector {
-    struct Attempt: CustomStringConvertible {
-        var address: SocketAddress
-        var outcome: String
-        var timedOut: Bool
-        var description: String { "\(address) \(outcome)" }
-    }
-
     /// What the connection to one address waits for.
     private enum Phase: CustomStringConvertible {
         /// TCP connect in flight; next: handshaking (TLS), done, failed, or abandoned when another wins.
@@ -61,10 +54,10 @@ final class Connector {
     private let health: UpstreamHealth?
     /// The host the connection is for, where failures that concern it alone (its certificate) are kept.
     private let hostKey: UpstreamHostKey?
-    private var completion: ((Result<UpstreamConnection, ProxyError>) -> Void)?
+    private var completion: ((Result<UpstreamConnection, ConnectFailure>) -> Void)?
     private var race: ConnectionRace
     private var running: [Running] = []
-    private var failures: [Attempt] = []
+    private var failures: [ConnectFailure.Attempt] = []
     private let delayTimer: Timer
     /// Connection attempts started so far, for the access log.
     var attemptsStarted: Int { race.startedCount }
@@ -74,7 +67,7 @@ final class Connector {
     init(base: EventBase, key: String, hostPort: String, addresses: [SocketAddress], timeoutMillis: Int,
          attemptDelayMillis: Int = Connector.defaultAttemptDelayMillis, health: UpstreamHealth? = nil,
          hostKey: UpstreamHostKey? = nil, tls: (context: TLSClientContext, host: String)? = nil,
-         completion: @escaping (Result<UpstreamConnection, ProxyError>) -> Void) {
+         completion: @escaping (Result<UpstreamConnection, ConnectFailure>) -> Void) {
         self.base = base
         self.key = key
         self.hostPort = hostPort
@@ -125,7 +118,7 @@ final class Connector {
                 won(winner)
             case .lost:
                 delayTimer.cancel()
-                finish(.failure(failure()))
+                finish(.failure(ConnectFailure(hostPort: hostPort, cause: .attempts(failures))))
             }
         }
     }
@@ -133,7 +126,7 @@ final class Connector {
     private func open(_ index: Int) {
         let address = addresses[index]
         guard let bev = bufferevent_socket_new(base.raw, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            failures.append(Attempt(address: address, outcome: "no socket", timedOut: false))
+            failures.append(ConnectFailure.Attempt(address: address, outcome: "no socket", timedOut: false))
             return perform(race.attemptFailed(index))
         }
         let attempt = Running(bev: bev, index: index, address: address, startedMicros: MonotonicClock.nowMicros(), timer: Timer(base: base))
@@ -169,7 +162,7 @@ final class Connector {
         _ = take(attempt.index)
         let outcome: UpstreamAttemptOutcome = code == ECONNREFUSED ? .refused : .error
         let text = Connector.errnoText(code)
-        failures.append(Attempt(address: attempt.address, outcome: text, timedOut: false))
+        failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: text, timedOut: false))
         health?.failed(attempt.address, outcome: outcome, reason: text,
                        elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
         discard(attempt)
@@ -206,7 +199,7 @@ final class Connector {
             _ = take(winner.index)
             winner.timer.cancel()
             Logger.warning("event=tls_setup_failed host=\(tls.host) address=\(winner.address) reason=\"\(failure)\"")
-            return finish(.failure(failure.proxyError(host: tls.host, address: winner.address)))
+            return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: winner.address))))
         }
         guard let bev = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
@@ -215,7 +208,7 @@ final class Connector {
             _ = take(winner.index)
             winner.timer.cancel()
             let failure = TLSFailure(.handshakeFailed("cannot set up TLS on the connection (out of memory)"))
-            return finish(.failure(failure.proxyError(host: tls.host, address: winner.address)))
+            return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: winner.address))))
         }
         winner.bev = bev
         winner.phase = .handshaking
@@ -238,7 +231,7 @@ final class Connector {
             bufferevent_free(bev)
             tls.context.forgetSession(host: tls.host, port: attempt.address.port)
             recordTLSFailure(failure, address: attempt.address)
-            return finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
+            return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: attempt.address))))
         }
         health?.handshakeSucceeded(attempt.address)
         finish(.success(UpstreamConnection(bev: bev, key: key, address: attempt.address, isTLS: true)))
@@ -249,7 +242,7 @@ final class Connector {
         case .connecting:
             _ = take(attempt.index)
             let text = "timed out after \(timeoutMillis) ms"
-            failures.append(Attempt(address: attempt.address, outcome: text, timedOut: true))
+            failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: text, timedOut: true))
             health?.failed(attempt.address, outcome: .timeout, reason: text, elapsedMicros: Int64(timeoutMillis) * 1000)
             discard(attempt)
             perform(race.attemptFailed(attempt.index))
@@ -260,7 +253,7 @@ final class Connector {
             tls.context.forgetSession(host: tls.host, port: attempt.address.port)
             let failure = TLSFailure(.handshakeTimedOut(millis: timeoutMillis))
             recordTLSFailure(failure, address: attempt.address)
-            finish(.failure(failure.proxyError(host: tls.host, address: attempt.address)))
+            finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: attempt.address))))
         }
     }
 
@@ -288,17 +281,7 @@ final class Connector {
         bufferevent_free(attempt.bev)
     }
 
-    /// 504 when every address timed out (the network ate the SYNs), 502 otherwise (RFC 9209 §2.3.10-12).
-    private func failure() -> ProxyError {
-        let tried = failures.map(\.description).joined(separator: "; ")
-        if !failures.isEmpty && failures.allSatisfy(\.timedOut) {
-            return ProxyError(status: 504, kind: .connectionTimeout, details: "cannot connect to \(hostPort): \(tried)")
-        }
-        let kind: ProxyError.Kind = failures.contains { $0.outcome.contains("refused") } ? .connectionRefused : .destinationNotFound
-        return ProxyError(status: 502, kind: kind, details: "cannot connect to \(hostPort): \(tried)")
-    }
-
-    private func finish(_ result: Result<UpstreamConnection, ProxyError>) {
+    private func finish(_ result: Result<UpstreamConnection, ConnectFailure>) {
         let completion = self.completion
         self.completion = nil
         for attempt in running { discard(attempt) }

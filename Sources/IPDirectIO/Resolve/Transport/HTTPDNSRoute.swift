@@ -124,7 +124,7 @@ final class HTTPDNSRoute {
         connector.start()
     }
 
-    private func connected(_ result: Result<UpstreamConnection, ProxyError>) {
+    private func connected(_ result: Result<UpstreamConnection, ConnectFailure>) {
         switch result {
         case .failure(let error):
             // The address failed: everything queued for it fails over now rather than at its deadline.

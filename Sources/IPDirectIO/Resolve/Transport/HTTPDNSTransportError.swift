@@ -60,15 +60,12 @@ enum HTTPDNSTransportError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// Maps the Connector's failure for `address`: TLS kinds keep TLSFailure's wording.
-    static func connecting(_ error: ProxyError, address: SocketAddress, timeoutMillis: Int) -> HTTPDNSTransportError {
-        switch error.kind {
-        case .tlsCertificateError, .tlsProtocolError:
-            return .tls(address: address, reason: error.details)
-        case .connectionTimeout:
-            return .timedOut(phase: .connecting, millis: timeoutMillis)
-        default:
-            return .connectFailed(address: address, reason: error.details)
+    /// Maps the Connector's failure for `address`: TLS failures keep TLSFailure's wording.
+    static func connecting(_ failure: ConnectFailure, address: SocketAddress, timeoutMillis: Int) -> HTTPDNSTransportError {
+        if failure.timedOut { return .timedOut(phase: .connecting, millis: timeoutMillis) }
+        switch failure.cause {
+        case .tls: return .tls(address: address, reason: failure.description)
+        case .attempts: return .connectFailed(address: address, reason: failure.description)
         }
     }
 }
