@@ -261,7 +261,7 @@ extension ClientSession {
     func clientDidClose(eof: Bool, reason: String) {
         clientReadClosed = true
         guard eof else {
-            exchange?.note = exchange?.note.isEmpty == false ? exchange!.note : "client \(reason) during \(state)"
+            if exchange?.note.isEmpty == true { exchange?.note = "client \(reason) during \(state)" }
             return close()
         }
         // A half-close ends the client's requests, not its interest in the answers: what is queued or
