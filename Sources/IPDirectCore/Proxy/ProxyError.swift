@@ -72,6 +72,7 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         case 404: return "Not Found"
         case 408: return "Request Timeout"
         case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
         case 431: return "Request Header Fields Too Large"
         case 500: return "Internal Server Error"
         case 501: return "Not Implemented"

@@ -5,7 +5,8 @@ import IPDirectCore
 /// One connection to the admin listener: strict HTTP/1.1 heads (the proxy's own parser), origin-form
 /// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn).
 final class AdminConnection {
-    /// An admin request is a request line and a few fields; anything larger is refused with 431.
+    /// An admin request is a request line and a few fields; anything larger is refused with 431 (414 when the
+    /// request line alone does not fit).
     static let limits = HTTPHeadLimits(maxHeadBytes: 8 * 1024, maxFieldCount: 64)
     /// A connection idle this long (no request, or a response it does not read) is closed.
     static let idleTimeoutSeconds = 30

@@ -18,6 +18,13 @@ import Testing
         #expect(text.contains("\r\nConnection: close\r\n"))
     }
 
+    @Test func uriTooLongHasItsReasonPhrase() {
+        let error = ProxyError.badRequest(HTTPParseError(status: 414, reason: "request target too long"))
+        let text = String(decoding: error.response(proxyName: "p", close: true), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 414 URI Too Long\r\n"))
+        #expect(text.contains("error=http_request_error"))
+    }
+
     @Test func detailsAreEscapedAsStructuredFieldString() {
         let error = ProxyError(status: 400, kind: .httpRequestError, details: "quote \" backslash \\ tab\t")
         let text = String(decoding: error.response(proxyName: "p", close: true), as: UTF8.self)
