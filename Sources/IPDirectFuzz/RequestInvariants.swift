@@ -9,7 +9,7 @@ enum RequestInvariants {
     ]
     /// Room for any rewritten head: the rewriter adds fields, so it may exceed the original limits.
     static let roomyLimits = HTTPHeadLimits(maxHeadBytes: 1 << 20, maxFieldCount: 1 << 12)
-    static let statuses: Set<Int> = [400, 431, 501, 505]
+    static let statuses: Set<Int> = [400, 414, 431, 501, 505]
 
     static func check(_ bytes: UnsafeRawBufferPointer) {
         for limits in limitSets {

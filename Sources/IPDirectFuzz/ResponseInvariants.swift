@@ -32,7 +32,8 @@ enum ResponseInvariants {
         if head.framing == .untilClose { FuzzCheck.require(!head.keepAlive, "keep-alive with a body until close") }
         if method == .head { FuzzCheck.require(head.framing == .none, "HEAD response with a body") }
 
-        let out = HeadRewriter.clientResponse(head, in: bytes, viaName: "fuzz", keepUpgrade: false, close: false)
+        let out = HeadRewriter.clientResponse(head, in: bytes, viaName: "fuzz", keepUpgrade: false,
+                                              persistence: .keepAlive)
         out.withUnsafeBytes { rewritten in
             let roomy = HTTPHeadLimits(maxHeadBytes: 1 << 20, maxFieldCount: 1 << 12)
             guard case .complete(let again) = ResponseHeadParser.parse(rewritten, requestMethod: method, limits: roomy)

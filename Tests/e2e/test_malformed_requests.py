@@ -36,6 +36,29 @@ def test_request_head_larger_than_the_limit_gets_431_and_close(proxy, network):
         assert client.closed_by_peer(), "connection left open after a 431"
 
 
+# A request-target of 64 KiB: twice max_header_bytes, as a runaway query string would be.
+LONG_TARGET_BYTES = 64 * 1024
+
+
+@pytest.mark.parametrize("ending", ["whole request", "line still arriving"])
+def test_request_line_longer_than_the_limit_gets_414_close_and_reaches_nothing(proxy, network, counting_origin,
+                                                                               ending):
+    assert LONG_TARGET_BYTES > SETTINGS.max_header_bytes
+    url = network.counting_url("/" + "q" * LONG_TARGET_BYTES)
+    request = get_request(url, f"count.test:{network.counting_port}")
+    if ending == "line still arriving":
+        request = request.split(b"\r\n", 1)[0][:-len(" HTTP/1.1")]
+    with RawConnection(proxy.address) as client:
+        client.send(request)
+        response = client.read_response()
+        assert_generated_error(response, 414, {"http_request_error"})
+        assert response.reason == "URI Too Long", response.describe()
+        assert response.header("Connection") == "close", response.describe()
+        assert client.closed_by_peer(), "connection left open after a 414"
+    counting_origin.settle(0.5)
+    assert counting_origin.connection_count == 0, counting_origin.received()
+
+
 def test_request_head_within_the_limit_is_served(proxy, network):
     padding = "x" * (SETTINGS.max_header_bytes // 2)
     with RawConnection(proxy.address) as client:

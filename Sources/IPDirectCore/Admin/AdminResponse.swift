@@ -41,15 +41,15 @@ public struct AdminResponse: Sendable, Equatable {
     }
 
     /// Status line, fields and body; `headOnly` leaves the body out (a HEAD request, RFC 9110 §9.3.2)
-    /// but keeps its Content-Length.
-    public func bytes(close: Bool, headOnly: Bool) -> [UInt8] {
+    /// but keeps its Content-Length. `persistence` gives the Connection field, if any.
+    public func bytes(persistence: ResponsePersistence, headOnly: Bool) -> [UInt8] {
         let bodyBytes = Array(body.utf8)
         var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
         head += "Content-Type: \(contentType)\r\n"
         head += "Content-Length: \(bodyBytes.count)\r\n"
         head += "Cache-Control: no-store\r\n"
         for (name, value) in extraFields { head += "\(name): \(value)\r\n" }
-        if close { head += "Connection: close\r\n" }
+        head += persistence.fieldLine
         head += "\r\n"
         return Array(head.utf8) + (headOnly ? [] : bodyBytes)
     }

@@ -36,16 +36,17 @@ public enum HeadRewriter {
         appendCRLF(to: &out)
         appendEndToEndFields(head.fields, connectionTokens: head.connectionTokens, from: bytes,
                              dropHost: true, keepUpgrade: keepUpgrade, to: &out)
-        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade, close: close,
-                             to: &out)
+        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
+                             persistence: close ? .close : .persistent, to: &out)
         return out
     }
 
     /// Client response head: "HTTP/1.1 <status> <reason>\r\n" + fields minus hop-by-hop (same list; keep
     /// Upgrade and emit "Connection: upgrade" when keepUpgrade), + "Via: <version> <viaName>",
-    /// + "Connection: close" when close.
+    /// + "Connection: close" or "Connection: keep-alive" as `persistence` says (nothing for `.persistent`).
+    /// Interim (1xx) and 101 heads take `.persistent`: the final response decides.
     public static func clientResponse(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer, viaName: String,
-                                      keepUpgrade: Bool, close: Bool) -> [UInt8]
+                                      keepUpgrade: Bool, persistence: ResponsePersistence) -> [UInt8]
     {
         var out: [UInt8] = []
         out.reserveCapacity(head.headLength + viaName.utf8.count + extraHeadCapacity)
@@ -54,8 +55,8 @@ public enum HeadRewriter {
         appendCRLF(to: &out)
         appendEndToEndFields(head.fields, connectionTokens: head.connectionTokens, from: bytes,
                              dropHost: false, keepUpgrade: keepUpgrade, to: &out)
-        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade, close: close,
-                             to: &out)
+        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
+                             persistence: persistence, to: &out)
         return out
     }
 
@@ -99,14 +100,14 @@ public enum HeadRewriter {
         return false
     }
 
-    private static func appendTrailingFields(version: HTTPVersion, viaName: String, keepUpgrade: Bool, close: Bool,
-                                             to out: inout [UInt8])
+    private static func appendTrailingFields(version: HTTPVersion, viaName: String, keepUpgrade: Bool,
+                                             persistence: ResponsePersistence, to out: inout [UInt8])
     {
         appendText(version == .http10 ? "Via: 1.0 " : "Via: 1.1 ", to: &out)
         appendText(viaName, to: &out)
         appendCRLF(to: &out)
         if keepUpgrade { appendText("Connection: upgrade\r\n", to: &out) }
-        if close { appendText("Connection: close\r\n", to: &out) }
+        appendText(persistence.fieldLine, to: &out)
         appendCRLF(to: &out)
     }
 

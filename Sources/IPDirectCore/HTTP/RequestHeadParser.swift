@@ -2,7 +2,8 @@
 /// answers the error's status and closes, so no two parsers along the path can read the bytes differently.
 public enum RequestHeadParser {
     /// `bytes` = everything buffered so far from the client, starting at the request line.
-    /// incomplete if no CRLFCRLF yet and bytes.count <= limits.maxHeadBytes; 431 once over the limit.
+    /// incomplete if no CRLFCRLF yet and bytes.count <= limits.maxHeadBytes; once over the limit, 414 when the
+    /// request line has not ended there (its target is what is long), 431 when the header fields have not.
     /// A request line or field line that is already wrong is refused before the head is complete.
     public static func parse(_ bytes: UnsafeRawBufferPointer, limits: HTTPHeadLimits) -> RequestHeadParseResult {
         let lineStart: Int
@@ -22,7 +23,8 @@ public enum RequestHeadParser {
             }
             fieldsStart = lineEnd + HTTPByte.crlfLength
         case .incomplete:
-            return bytes.count > limits.maxHeadBytes ? .invalid(error(.headTooLarge)) : .incomplete
+            return bytes.count > limits.maxHeadBytes ? .invalid(overlongRequestLine(bytes, from: lineStart, end: end))
+                : .incomplete
         case .invalid(let failure):
             return .invalid(error(failure))
         }
@@ -60,6 +62,41 @@ public enum RequestHeadParser {
         if bytes[start] == HTTPByte.lf { return .invalid(error(.bareLF)) }
         if HTTPByte.isWhitespace(bytes[start]) { return .invalid(.badRequest("whitespace before the request line")) }
         return .start(start)
+    }
+
+    /// A request line that has not ended within the head limit. RFC 9112 §3: a server that receives a
+    /// request-target longer than it wishes to parse MUST answer 414 (RFC 9110 §15.5.15). The line is taken
+    /// for a long target only when what arrived reads as one (method, SP, target bytes up to the limit), so
+    /// a line that is already malformed gets the 400 it would get at any length.
+    private static func overlongRequestLine(_ bytes: UnsafeRawBufferPointer, from start: Int, end: Int)
+        -> HTTPParseError
+    {
+        var index = start
+        while index < end, HTTPByte.isTokenChar(bytes[index]) { index += 1 }
+        guard index > start, index < end, bytes[index] == HTTPByte.space else { return .badRequest("invalid method") }
+        index += 1
+        let targetStart = index
+        while index < end, HTTPByte.isTargetChar(bytes[index]) { index += 1 }
+        if index < end {
+            if bytes[index] != HTTPByte.space { return .badRequest("invalid character in request target") }
+            if index == targetStart { return .badRequest("extra space in request line") }
+            // The target ended just before the limit: the line is still long because of it only if what
+            // follows is the start of "HTTP/x.y" CR (the CRLF straddling the limit), not an endless version.
+            guard isVersionPrefix(bytes, index + 1..<end) else { return .badRequest("invalid HTTP version") }
+        }
+        return HTTPParseError(status: HTTPParseError.uriTooLongStatus, reason: "request target too long")
+    }
+
+    /// Whether `range` is a prefix of `"HTTP/" DIGIT "." DIGIT CR` (RFC 9112 §2.3).
+    private static func isVersionPrefix(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        let pattern = Array("HTTP/#.#\r".utf8)
+        guard range.count <= pattern.count else { return false }
+        for (offset, index) in range.enumerated() {
+            let expected = pattern[offset]
+            let matches = expected == UInt8(ascii: "#") ? HTTPByte.isDigit(bytes[index]) : bytes[index] == expected
+            if !matches { return false }
+        }
+        return true
     }
 
     private static func interpret(_ bytes: UnsafeRawBufferPointer, _ line: RequestLine, _ fields: [HeaderField],

@@ -39,15 +39,16 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         ProxyError(status: parse.status, kind: .httpRequestError, details: parse.reason)
     }
 
-    /// The whole response: status line, Proxy-Status (RFC 9209 §2), and a one-line text body.
-    public func response(proxyName: String, close: Bool) -> [UInt8] {
+    /// The whole response: status line, Proxy-Status (RFC 9209 §2), and a one-line text body. It has a
+    /// Content-Length, so an HTTP/1.0 client may keep the connection when `persistence` is `.keepAlive`.
+    public func response(proxyName: String, persistence: ResponsePersistence) -> [UInt8] {
         let body = "ipdirect: \(details)\n"
         var head = "HTTP/1.1 \(status) \(ProxyError.reasonPhrase(status))\r\n"
         head += "Proxy-Status: \(proxyName); error=\(kind.rawValue); details=\"\(ProxyError.quoted(details))\"\r\n"
         head += "Content-Type: text/plain; charset=utf-8\r\n"
         head += "Content-Length: \(body.utf8.count)\r\n"
         head += "Cache-Control: no-store\r\n"
-        if close { head += "Connection: close\r\n" }
+        head += persistence.fieldLine
         head += "\r\n"
         return Array((head + body).utf8)
     }
@@ -72,6 +73,7 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         case 404: return "Not Found"
         case 408: return "Request Timeout"
         case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
         case 431: return "Request Header Fields Too Large"
         case 500: return "Internal Server Error"
         case 501: return "Not Implemented"

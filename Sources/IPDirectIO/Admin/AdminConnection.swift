@@ -5,7 +5,8 @@ import IPDirectCore
 /// One connection to the admin listener: strict HTTP/1.1 heads (the proxy's own parser), origin-form
 /// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn).
 final class AdminConnection {
-    /// An admin request is a request line and a few fields; anything larger is refused with 431.
+    /// An admin request is a request line and a few fields; anything larger is refused with 431 (414 when the
+    /// request line alone does not fit).
     static let limits = HTTPHeadLimits(maxHeadBytes: 8 * 1024, maxFieldCount: 64)
     /// A connection idle this long (no request, or a response it does not read) is closed.
     static let idleTimeoutSeconds = 30
@@ -66,13 +67,13 @@ final class AdminConnection {
             case .incomplete:
                 return
             case .invalid(let failure):
-                return send(.text(failure.status, failure.reason), method: "-", target: "-", keepAlive: false, headOnly: false)
+                return send(.text(failure.status, failure.reason), method: "-", target: "-", persistence: .close, headOnly: false)
             case .complete(let head):
                 let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
                 guard case .origin(let range) = head.target else {
                     evbuffer_drain(input, head.headLength)
                     return send(.text(400, "admin requests use origin-form targets such as /metrics"),
-                                method: method, target: "\(head.target)", keepAlive: false, headOnly: false)
+                                method: method, target: "\(head.target)", persistence: .close, headOnly: false)
                 }
                 let target = String(decoding: bytes[range], as: UTF8.self)
                 evbuffer_drain(input, head.headLength)
@@ -80,40 +81,42 @@ final class AdminConnection {
                 case .none, .contentLength(0): break
                 case .contentLength, .chunked:
                     return send(.text(400, "admin requests take no body"), method: method, target: target,
-                                keepAlive: false, headOnly: false)
+                                persistence: .close, headOnly: false)
                 }
+                let persistence = ResponsePersistence.lengthDelimited(clientVersion: head.version,
+                                                                      clientKeepAlive: head.keepAlive, mustClose: false)
                 answer(AdminRoute(method: head.method, target: target), method: method, target: target,
-                       keepAlive: head.keepAlive, headOnly: head.method == .head)
+                       persistence: persistence, headOnly: head.method == .head)
             }
         }
     }
 
-    private func answer(_ route: AdminRoute, method: String, target: String, keepAlive: Bool, headOnly: Bool) {
+    private func answer(_ route: AdminRoute, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {
         if let response = AdminResponse.immediate(for: route) ?? server.response(to: route) {
-            return send(response, method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+            return send(response, method: method, target: target, persistence: persistence, headOnly: headOnly)
         }
         guard case .resolve(let name, let family) = route else { return }
         let lookup = server.resolver.resolve(name) { [weak self] result in
             guard let self, !closed else { return }
             pending = nil
             send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
-                 method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+                 method: method, target: target, persistence: persistence, headOnly: headOnly)
             serveBuffered()
         }
         switch lookup {
         case .done(let result):
             send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
-                 method: method, target: target, keepAlive: keepAlive, headOnly: headOnly)
+                 method: method, target: target, persistence: persistence, headOnly: headOnly)
         case .pending(let handle):
             if !handle.isFinished { pending = handle }
         }
     }
 
-    private func send(_ response: AdminResponse, method: String, target: String, keepAlive: Bool, headOnly: Bool) {
+    private func send(_ response: AdminResponse, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {
         Logger.debug("event=admin_request client=\(peer) method=\(method) target=\(target) status=\(response.status)")
-        let bytes = response.bytes(close: !keepAlive, headOnly: headOnly)
+        let bytes = response.bytes(persistence: persistence, headOnly: headOnly)
         _ = bytes.withUnsafeBytes { evbuffer_add(output, $0.baseAddress, $0.count) }
-        if !keepAlive {
+        if persistence.closes {
             closeAfterWrite = true
             bufferevent_disable(bev, Int16(EV_READ))
         }

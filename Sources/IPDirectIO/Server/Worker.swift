@@ -112,7 +112,7 @@ final class Worker {
             let refusal = ProxyError(status: 503, kind: .connectionLimitReached,
                                      details: "connection limit reached (proxy.max_connections = \(gate.limit))")
             Logger.warning("worker=\(index) client=\(peer) event=connection_refused reason=max_connections")
-            let bytes = refusal.response(proxyName: config.proxy.viaName, close: true)
+            let bytes = refusal.response(proxyName: config.proxy.viaName, persistence: .close)
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
             Glibc.close(fd)
             return

@@ -79,7 +79,7 @@ extension ClientSession {
                 return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                                 details: "\(upstream.address) switched protocols without an Upgrade request"))
             }
-            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: true, close: false)
+            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: true, persistence: .persistent)
             evbuffer_drain(upstream.input, head.headLength)
             current.status = 101
             current.firstByteMicros = MonotonicClock.nowMicros() - current.startMicros
@@ -95,7 +95,7 @@ extension ClientSession {
                 return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                                 details: "\(upstream.address) sent more than \(ClientSession.maxInterimResponses) interim responses"))
             }
-            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: false)
+            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, persistence: .persistent)
             evbuffer_drain(upstream.input, head.headLength)
             sendToClient(rewritten)
             if evbuffer_get_length(clientOutput) >= ClientSession.outputHighWater {
@@ -103,9 +103,12 @@ extension ClientSession {
             }
             return
         }
-        let close = !current.keepAlive || !head.keepAlive || head.framing == .untilClose
-            || !current.requestBody.isComplete || clientHasNoMoreRequests
-        let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false, close: close)
+        let persistence = ResponsePersistence(
+            clientVersion: current.clientVersion, clientKeepAlive: current.keepAlive, framing: head.framing,
+            mustClose: !head.keepAlive || !current.requestBody.isComplete || clientHasNoMoreRequests)
+        let close = persistence.closes
+        let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: settings.viaName, keepUpgrade: false,
+                                                    persistence: persistence)
         evbuffer_drain(upstream.input, head.headLength)
         current.status = head.status
         current.firstByteMicros = MonotonicClock.nowMicros() - current.startMicros
@@ -231,15 +234,17 @@ extension ClientSession {
                                            keepAlive: false, upgradeRequested: false,
                                            startMicros: MonotonicClock.nowMicros())
         let malformed = error.kind == .httpRequestError && error.status != 403
-        let close = malformed || current.isConnect || !current.keepAlive || !current.requestBody.isComplete
-            || clientHasNoMoreRequests
+        let persistence = ResponsePersistence.lengthDelimited(
+            clientVersion: current.clientVersion, clientKeepAlive: current.keepAlive,
+            mustClose: malformed || current.isConnect || !current.requestBody.isComplete || clientHasNoMoreRequests)
+        let close = persistence.closes
         current.status = error.status
         current.note = error.details
         current.closeClientAfter = close
         current.upstreamKeepAlive = false
         exchange = current
         Logger.warning("session=\(id) client=\(peer) target=\(current.hostPort) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
-        sendToClient(error.response(proxyName: settings.viaName, close: close))
+        sendToClient(error.response(proxyName: settings.viaName, persistence: persistence))
         abandonUpstreamWork()
         finishExchange()
     }

@@ -21,12 +21,14 @@ extension ClientSession {
                                             details: "cannot tell which address this connection arrived on"))
         }
         let file = PACFile(proxy: listener, direct: configuration.pac.direct)
-        let close = !current.keepAlive || !current.requestBody.isComplete || clientHasNoMoreRequests
+        let persistence = ResponsePersistence.lengthDelimited(
+            clientVersion: current.clientVersion, clientKeepAlive: current.keepAlive,
+            mustClose: !current.requestBody.isComplete || clientHasNoMoreRequests)
         current.status = 200
-        current.closeClientAfter = close
+        current.closeClientAfter = persistence.closes
         exchange = current
         sendToClient(AdminResponse(status: 200, contentType: PACFile.contentType, body: file.script)
-            .bytes(close: close, headOnly: headOnly))
+            .bytes(persistence: persistence, headOnly: headOnly))
         finishExchange()
     }
 

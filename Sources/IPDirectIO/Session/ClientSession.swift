@@ -234,7 +234,8 @@ final class ClientSession {
         case .authority(let host, let port):
             evbuffer_drain(clientInput, head.headLength)
             exchange = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: true,
-                                keepAlive: false, upgradeRequested: false, startMicros: now)
+                                keepAlive: false, upgradeRequested: false, startMicros: now,
+                                clientVersion: head.version)
             exchange!.bytesFromClient = UInt64(head.headLength)
             guard configuration.policy.permitsTunnel(toPort: port) else {
                 return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
@@ -243,7 +244,8 @@ final class ClientSession {
             resolveUpstream()
         case .absolute(let scheme, let host, let port, let authority, _):
             var current = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: false,
-                                   keepAlive: head.keepAlive, upgradeRequested: head.upgradeRequested, startMicros: now)
+                                   keepAlive: head.keepAlive, upgradeRequested: head.upgradeRequested,
+                                   startMicros: now, clientVersion: head.version)
             current.scheme = scheme
             current.requestBody = BodyProgress(head.framing)
             current.requestHadBody = !current.requestBody.isComplete
@@ -267,14 +269,16 @@ final class ClientSession {
         case .origin(let target) where ClientSession.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
             evbuffer_drain(clientInput, head.headLength)
             exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
-                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now)
+                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now,
+                                clientVersion: head.version)
             exchange!.requestBody = BodyProgress(head.framing)
             exchange!.bytesFromClient = UInt64(head.headLength)
             servePAC(headOnly: head.method == .head)
         case .origin, .asterisk:
             evbuffer_drain(clientInput, head.headLength)
             exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
-                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now)
+                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now,
+                                clientVersion: head.version)
             exchange!.requestBody = BodyProgress(head.framing)
             exchange!.requestHadBody = !exchange!.requestBody.isComplete
             respond(with: ProxyError(status: 400, kind: .httpRequestError,

@@ -44,6 +44,8 @@ struct Exchange {
     var host: String
     var port: UInt16
     var isConnect: Bool
+    /// What the request asked for (`RequestHead.keepAlive`); whether the connection persists also depends
+    /// on the response (`ResponsePersistence`).
     var keepAlive: Bool
     var upgradeRequested: Bool
     /// The rewritten request head to send once an upstream connection exists.
@@ -66,6 +68,8 @@ struct Exchange {
     var status = 0
     var note = ""
     var startMicros: Int64
+    /// The request's version: an HTTP/1.0 client is kept only when told "Connection: keep-alive".
+    var clientVersion: HTTPVersion = .http11
     var resolveMicros: Int64 = 0
     var connectMicros: Int64 = 0
     /// Whether a lookup / connect ended (either way), so its duration goes into the histogram.

@@ -48,9 +48,11 @@ import Testing
 
     @Test func headResponsesKeepTheLengthButNotTheBody() {
         let response = AdminResponse.text(200, "ok")
-        let head = String(decoding: response.bytes(close: true, headOnly: true), as: UTF8.self)
+        let head = String(decoding: response.bytes(persistence: .close, headOnly: true), as: UTF8.self)
         #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
-        let full = String(decoding: response.bytes(close: false, headOnly: false), as: UTF8.self)
+        let full = String(decoding: response.bytes(persistence: .persistent, headOnly: false), as: UTF8.self)
         #expect(full.hasSuffix("Cache-Control: no-store\r\n\r\nok\n"))
+        let kept = String(decoding: response.bytes(persistence: .keepAlive, headOnly: false), as: UTF8.self)
+        #expect(kept.hasSuffix("Cache-Control: no-store\r\nConnection: keep-alive\r\n\r\nok\n"))
     }
 }

@@ -14,13 +14,15 @@ import Testing
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func client(_ text: String, to method: HTTPMethod = .get, keepUpgrade: Bool = false, close: Bool = false,
+    private func client(_ text: String, to method: HTTPMethod = .get, keepUpgrade: Bool = false,
+                        persistence: ResponsePersistence = .persistent,
                         sourceLocation: SourceLocation = #_sourceLocation) -> String?
     {
         let raw = RawHead(text)
         guard let head = raw.response(to: method, sourceLocation: sourceLocation) else { return nil }
         let out = raw.bytes.withUnsafeBytes {
-            HeadRewriter.clientResponse(head, in: $0, viaName: "ipdirect", keepUpgrade: keepUpgrade, close: close)
+            HeadRewriter.clientResponse(head, in: $0, viaName: "ipdirect", keepUpgrade: keepUpgrade,
+                                        persistence: persistence)
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -116,12 +118,21 @@ import Testing
     }
 
     @Test func rewritesResponsesWithEmptyReasonsUpgradesAndClose() {
-        #expect(client("HTTP/1.1 204\r\nX: y\r\n\r\n", close: true)
+        #expect(client("HTTP/1.1 204\r\nX: y\r\n\r\n", persistence: .close)
             == "HTTP/1.1 204 \r\nX: y\r\nVia: 1.1 ipdirect\r\nConnection: close\r\n\r\n")
         #expect(client("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
                        keepUpgrade: true)
             == "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nVia: 1.1 ipdirect\r\n"
             + "Connection: upgrade\r\n\r\n")
+    }
+
+    @Test func announcesKeepAliveToAnHTTP10ClientInPlaceOfTheOriginsConnectionFields() {
+        // The origin's own Connection and Keep-Alive are hop-by-hop; the proxy speaks for its own connection.
+        #expect(client("HTTP/1.1 200 OK\r\nConnection: close\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\n",
+                       persistence: .keepAlive)
+            == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nVia: 1.1 ipdirect\r\nConnection: keep-alive\r\n\r\n")
+        #expect(client("HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\n\r\n", persistence: .keepAlive)
+            == "HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nVia: 1.1 ipdirect\r\nConnection: keep-alive\r\n\r\n")
     }
 
     @Test func keepsAHostFieldInResponses() {

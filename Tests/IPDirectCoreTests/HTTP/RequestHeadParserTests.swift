@@ -4,7 +4,8 @@ import Testing
 @Suite struct RequestHeadParserTests {
     // MARK: Rejections (tables in RequestHeadRejections.swift)
 
-    @Test(arguments: framingRejections + lineRejections + targetRejections + hostAndLimitRejections)
+    @Test(arguments: framingRejections + lineRejections + targetRejections + requestLineLengthRejections
+        + hostAndLimitRejections)
     func refusesWithStatusAndReason(_ rejection: Rejection) {
         let result = rejection.head.parseRequest()
         guard case .invalid(let error) = result else {
@@ -240,6 +241,36 @@ import Testing
             return
         }
         #expect(error.status == 431)
+    }
+
+    @Test func refusesARequestLineThatDoesNotEndWithinTheLimitWith414() {
+        let limits = HTTPHeadLimits(maxHeadBytes: 200)
+        /// An HTTP/1.0 request line of exactly `length` bytes (CRLF not counted), then the empty line.
+        func head(lineLength length: Int) -> RawHead {
+            let prefix = "GET http://a.test/"
+            let version = " HTTP/1.0"
+            return RawHead(prefix + String(repeating: "p", count: length - prefix.utf8.count - version.utf8.count)
+                + version + "\r\n\r\n")
+        }
+        #expect(head(lineLength: 196).request(limits: limits)?.headLength == 200)
+        // The line and its CRLF fit, the empty line does not: the head is too large, not the target.
+        guard case .invalid(let fieldsOver) = head(lineLength: 198).parseRequest(limits: limits) else {
+            Issue.record("a head past the limit must be refused")
+            return
+        }
+        #expect(fieldsOver.status == 431)
+        // The line's CRLF straddles the limit: nothing past it is looked at, so the line did not end.
+        guard case .invalid(let lineOver) = head(lineLength: 199).parseRequest(limits: limits) else {
+            Issue.record("a request line past the limit must be refused")
+            return
+        }
+        #expect(lineOver == HTTPParseError(status: 414, reason: "request target too long"))
+        guard case .incomplete = RawHead("GET http://a.test/" + String(repeating: "p", count: 150))
+            .parseRequest(limits: limits)
+        else {
+            Issue.record("a request line within the limit must be waited for")
+            return
+        }
     }
 
     @Test func waitsWhileAnUnfinishedHeadIsWithinTheLimit() {

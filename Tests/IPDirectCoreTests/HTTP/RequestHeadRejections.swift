@@ -242,6 +242,33 @@ extension RequestHeadParserTests {
                   "connect a.test:443 HTTP/1.1\r\n\(h)\r\n"),
     ]
 
+    static let long = String(repeating: "x", count: 40 * 1024)
+
+    /// RFC 9110 §15.5.15 and RFC 9112 §3: a request line that does not end within the head limit is a
+    /// request-target too long (414); header fields past the limit are 431; a line already malformed stays 400.
+    static let requestLineLengthRejections: [Rejection] = [
+        Rejection("an origin-form request line over the size limit", because: "request target too long",
+                  "GET /\(long) HTTP/1.1\r\n\(h)\r\n", 414),
+        Rejection("an absolute-form request line over the size limit", because: "request target too long",
+                  "GET http://a.test/\(long) HTTP/1.1\r\n\(h)\r\n", 414),
+        Rejection("an HTTP/1.0 request line over the size limit", because: "request target too long",
+                  "GET http://a.test/?q=\(long) HTTP/1.0\r\n\r\n", 414),
+        Rejection("an authority-form request line over the size limit", because: "request target too long",
+                  "CONNECT \(long).test:443 HTTP/1.1\r\n\(h)\r\n", 414),
+        Rejection("a request line still arriving past the limit", because: "request target too long",
+                  "GET http://a.test/\(long)", 414),
+        Rejection("a long target that fits, then fields past the limit", because: "head too large",
+                  "GET /\(String(repeating: "x", count: 30 * 1024)) HTTP/1.1\r\n\(h)X-Pad: \(long)\r\n\r\n", 431),
+        Rejection("a method over the size limit", because: "invalid method",
+                  "\(long) / HTTP/1.1\r\n\(h)\r\n"),
+        Rejection("an over-long line with a forbidden target byte", because: "invalid character in request target",
+                  "GET /a<b\(long) HTTP/1.1\r\n\(h)\r\n"),
+        Rejection("an over-long line with two spaces after the method", because: "extra space in request line",
+                  "GET  /\(long) HTTP/1.1\r\n\(h)\r\n"),
+        Rejection("a short target followed by an over-long version", because: "invalid HTTP version",
+                  "GET / HTTP/1.1\(long)\r\n\(h)\r\n"),
+    ]
+
     static let hostAndLimitRejections: [Rejection] = [
         Rejection("an HTTP/1.1 request without Host", because: "missing Host field",
                   "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"),
@@ -262,8 +289,6 @@ extension RequestHeadParserTests {
                   "GET / HTTP/1.1\r\nHost: a.test:99999\r\n\r\n"),
         Rejection("a head over the size limit", because: "head too large",
                   "GET / HTTP/1.1\r\n\(h)X-Big: \(String(repeating: "x", count: 40 * 1024))\r\n\r\n", 431),
-        Rejection("a request line over the size limit", because: "head too large",
-                  "GET /\(String(repeating: "x", count: 40 * 1024)) HTTP/1.1\r\n\(h)\r\n", 431),
         Rejection("an unterminated head over the size limit", because: "head too large",
                   "GET / HTTP/1.1\r\n\(h)X-Big: \(String(repeating: "x", count: 40 * 1024))", 431),
         Rejection("more fields than the limit", because: "too many header fields",
