@@ -16,7 +16,7 @@ extension AdminSettings {
 
     static var configKeys: [ConfigKey<AdminSettings>] {
         [
-            ConfigKey(listenKey, \.listen, .list(of: .socketAddress, allowEmpty: true)),
+            ConfigKey(listenKey, \.listen, .addresses(allowEmpty: true)),
             ConfigKey("allow_remote", \.allowRemote, .boolean),
         ]
     }

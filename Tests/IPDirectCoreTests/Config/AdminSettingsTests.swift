@@ -30,6 +30,12 @@ import Testing
         #expect(allowed.listen.map(\.description) == ["0.0.0.0:8081"])
     }
 
+    @Test func refusesOneAddressOffLoopbackWrittenAsAString() {
+        #expect(Self.diagnostics("[admin]\nlisten = \"0.0.0.0:8081\"\n") == [
+            "listen: 0.0.0.0:8081 is not a loopback address; the admin API has no authentication (set allow_remote = true to serve it there anyway)",
+        ])
+    }
+
     @Test func reportsTheLineOfTheListenKey() throws {
         guard case .failure(let error) = Config.parse("[admin]\nallow_remote = false\nlisten = [\"192.0.2.1:80\"]\n") else {
             Issue.record("a public admin address was accepted")
