@@ -14,7 +14,18 @@ import Testing
     }
 
     @Test func anEmptyListTurnsTheListenerOff() throws {
-        #expect(try Config.parse("[admin]\nlisten = []\n").get().admin.listen.isEmpty)
+        let admin = try Config.parse("[admin]\nlisten = []\n").get().admin
+        #expect(admin.listen.isEmpty)
+        #expect(admin.listenIsExplicit)
+    }
+
+    /// A busy built-in address only warns at startup, one the file writes stops it: the two must differ.
+    @Test func tellsTheBuiltInAddressFromOneTheFileWrites() throws {
+        #expect(Config.defaults.admin.listenIsExplicit == false)
+        #expect(try Config.parse("[admin]\nallow_remote = false\n").get().admin.listenIsExplicit == false)
+        let written = try Config.parse("[admin]\nlisten = \"127.0.0.1:8081\"\n").get().admin
+        #expect(written.listen == Config.defaults.admin.listen)
+        #expect(written.listenIsExplicit)
     }
 
     @Test func acceptsLoopbackAddressesOfBothFamilies() throws {
