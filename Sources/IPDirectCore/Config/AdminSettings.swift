@@ -6,6 +6,10 @@ public struct AdminSettings: Sendable, Equatable {
     public var listen: [SocketAddress] = [SocketAddress(ip: .v4(0x7F00_0001), port: 8081)]
     /// Whether `listen` may name addresses other than loopback.
     public var allowRemote = false
+    /// Whether the file wrote `listen`. An address written there that cannot be bound stops startup; the
+    /// built-in default only turns the admin listener off with a warning, because another instance on the
+    /// same machine (one per user, one per load-test worker) holds it, and the proxy must still run.
+    public var listenIsExplicit = false
 
     public init() {}
 }
@@ -16,7 +20,7 @@ extension AdminSettings {
 
     static var configKeys: [ConfigKey<AdminSettings>] {
         [
-            ConfigKey(listenKey, \.listen, .list(of: .socketAddress, allowEmpty: true)),
+            ConfigKey(listenKey, \.listen, .addresses(allowEmpty: true)),
             ConfigKey("allow_remote", \.allowRemote, .boolean),
         ]
     }
@@ -26,8 +30,10 @@ extension AdminSettings {
         let keyed = ConfigSection.keyed(sectionName, \.admin, keys: configKeys)
         return ConfigSection(name: sectionName) { table, config in
             var diagnostics = keyed.apply(table, &config)
+            let listenLine = table.entries.first(where: { $0.key == listenKey })?.line
+            config.admin.listenIsExplicit = listenLine != nil
             let settings = config.admin
-            guard !settings.allowRemote, let line = table.entries.first(where: { $0.key == listenKey })?.line else {
+            guard !settings.allowRemote, let line = listenLine else {
                 return diagnostics
             }
             for address in settings.listen where !address.ip.isLoopbackAddress {

@@ -185,6 +185,24 @@ extension ConfigReader {
 }
 
 extension ConfigReader {
+    /// One value or an array of them, for lists of addresses: people write a single address as a plain
+    /// string (`listen = "127.0.0.1:9000"`), which reads as a list of one. `expected` names both forms in
+    /// the message for anything else ("an address or an array of addresses").
+    static func oneOrList<Element: Hashable & CustomStringConvertible>(
+        of element: ConfigReader<Element>, allowEmpty: Bool, expected: String
+    ) -> ConfigReader<[Element]> where Value == [Element] {
+        let list = ConfigReader<[Element]>.list(of: element, allowEmpty: allowEmpty)
+        return ConfigReader<[Element]> { value in
+            switch value.kind {
+            case .string: return element.read(value).map { [$0] }
+            case .array: return list.read(value)
+            default: return .failure(mismatch(expected, value))
+            }
+        }
+    }
+}
+
+extension ConfigReader {
     /// The items of an array of tables written `[[header]]`. A single `[header]` table is the usual slip,
     /// so it gets a hint naming what each table holds (`itemName`: "pin", "provider").
     static func arrayOfTables(_ value: TOMLValue, header: String, itemName: String) -> Result<[TOMLValue], ConfigValueProblems> {

@@ -48,7 +48,7 @@ struct HTTPDNSProviderTable {
             ConfigKey(Key.name, \.name, .providerName),
             ConfigKey(Key.format, \.format, .choice),
             ConfigKey(Key.url, \.url, .httpdnsURL),
-            ConfigKey(Key.bootstrap, \.bootstrap, .list(of: .bootstrapAddress, allowEmpty: false)),
+            ConfigKey(Key.bootstrap, \.bootstrap, .oneOrList(of: .bootstrapAddress, allowEmpty: false, expected: "an address or an array of addresses")),
             ConfigKey(Key.caFile, \.caFile, .nonEmptyText),
             ConfigKey(Key.timeoutMs, \.timeoutMs, .integer(in: HTTPDNSProviderSettings.timeoutMsRange)),
             ConfigKey(Key.method, \.method, .choice),

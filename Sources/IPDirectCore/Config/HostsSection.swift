@@ -52,16 +52,7 @@ enum HostsSection {
 
     /// `"ip"` or `["ip", ...]`.
     private static var addresses: ConfigReader<[IPAddress]> {
-        ConfigReader { value in
-            switch value.kind {
-            case .string:
-                return ConfigReader<IPAddress>.ipAddress.read(value).map { [$0] }
-            case .array:
-                return ConfigReader<[IPAddress]>.list(of: .ipAddress, allowEmpty: false).read(value)
-            default:
-                return .failure(ConfigReader<[IPAddress]>.mismatch("an IP address or an array of them", value))
-            }
-        }
+        .oneOrList(of: .ipAddress, allowEmpty: false, expected: "an IP address or an array of them")
     }
 
     /// Dotted names of the values under a nested table, to suggest the quoted spelling.

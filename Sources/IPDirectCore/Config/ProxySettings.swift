@@ -52,7 +52,7 @@ extension ProxySettings {
 
     static var configKeys: [ConfigKey<ProxySettings>] {
         [
-            ConfigKey("listen", \.listen, .list(of: .socketAddress, allowEmpty: false)),
+            ConfigKey("listen", \.listen, .addresses(allowEmpty: false)),
             ConfigKey("workers", \.workers, .integer(in: workersRange)),
             ConfigKey("max_connections", \.maxConnections, .integer(in: maxConnectionsRange)),
             ConfigKey("max_header_bytes", \.maxHeaderBytes, .integer(in: maxHeaderBytesRange)),
@@ -99,5 +99,12 @@ extension ConfigReader where Value == SocketAddress {
             }
             return .success(address)
         }
+    }
+}
+
+extension ConfigReader where Value == [SocketAddress] {
+    /// Listen addresses: `"127.0.0.1:8080"` or `["127.0.0.1:8080", "[::1]:8080"]`.
+    static func addresses(allowEmpty: Bool) -> ConfigReader {
+        oneOrList(of: .socketAddress, allowEmpty: allowEmpty, expected: "an address or an array of addresses")
     }
 }

@@ -58,7 +58,7 @@ extension ResolverSettings {
     static var configKeys: [ConfigKey<ResolverSettings>] {
         [
             ConfigKey("order", \.order, .list(of: .choice, allowEmpty: false)),
-            ConfigKey("system_nameservers", \.systemNameservers, .list(of: .nameserver, allowEmpty: true)),
+            ConfigKey("system_nameservers", \.systemNameservers, .oneOrList(of: .nameserver, allowEmpty: true, expected: "an address or an array of addresses")),
             ConfigKey("system_timeout", \.systemTimeoutMs, .milliseconds(fromSecondsUpTo: maximumSystemTimeoutSeconds)),
             ConfigKey("bypass", \.bypass, .list(of: .hostPatternWithoutPort, allowEmpty: true)),
             ConfigKey(minTTLKey, \.cache.minTTL, .wholeSeconds(in: 0...maximumTTLSeconds)),

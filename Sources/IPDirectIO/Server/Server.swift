@@ -161,14 +161,18 @@ public final class Server {
         return sockets
     }
 
-    /// The admin listener's sockets, bound before anything starts so a taken port stops startup.
+    /// The admin listener's sockets, bound before anything starts so a taken port that the file names
+    /// stops startup. A taken built-in default (`[admin]` not written) is only a warning: it is most likely
+    /// another ipdirect on this machine, and running several with the default configuration must work.
     static func bindAdmin(_ settings: AdminSettings) throws(StartupError) -> [ListeningSocket] {
         var sockets: [ListeningSocket] = []
         for address in settings.listen {
             do {
                 sockets.append(try ListeningSocket(address: address))
-            } catch {
+            } catch where settings.listenIsExplicit {
                 throw StartupError("[admin] listen: \(error) (choose another address, or listen = [] to turn the admin listener off)")
+            } catch {
+                Logger.warning("event=admin_unavailable listen=\(address) reason=\"\(error)\" note=\"running without the admin listener; set [admin] listen to another address for this instance (or listen = [] to turn it off)\"")
             }
         }
         return sockets

@@ -14,7 +14,18 @@ import Testing
     }
 
     @Test func anEmptyListTurnsTheListenerOff() throws {
-        #expect(try Config.parse("[admin]\nlisten = []\n").get().admin.listen.isEmpty)
+        let admin = try Config.parse("[admin]\nlisten = []\n").get().admin
+        #expect(admin.listen.isEmpty)
+        #expect(admin.listenIsExplicit)
+    }
+
+    /// A busy built-in address only warns at startup, one the file writes stops it: the two must differ.
+    @Test func tellsTheBuiltInAddressFromOneTheFileWrites() throws {
+        #expect(Config.defaults.admin.listenIsExplicit == false)
+        #expect(try Config.parse("[admin]\nallow_remote = false\n").get().admin.listenIsExplicit == false)
+        let written = try Config.parse("[admin]\nlisten = \"127.0.0.1:8081\"\n").get().admin
+        #expect(written.listen == Config.defaults.admin.listen)
+        #expect(written.listenIsExplicit)
     }
 
     @Test func acceptsLoopbackAddressesOfBothFamilies() throws {
@@ -28,6 +39,12 @@ import Testing
         #expect(messages.first?.hasPrefix("listen: 0.0.0.0:8081 is not a loopback address") == true)
         let allowed = try Config.parse("[admin]\nlisten = [\"0.0.0.0:8081\"]\nallow_remote = true\n").get().admin
         #expect(allowed.listen.map(\.description) == ["0.0.0.0:8081"])
+    }
+
+    @Test func refusesOneAddressOffLoopbackWrittenAsAString() {
+        #expect(Self.diagnostics("[admin]\nlisten = \"0.0.0.0:8081\"\n") == [
+            "listen: 0.0.0.0:8081 is not a loopback address; the admin API has no authentication (set allow_remote = true to serve it there anyway)",
+        ])
     }
 
     @Test func reportsTheLineOfTheListenKey() throws {

@@ -136,7 +136,7 @@ import Testing
     @Test(arguments: [
         ("[proxy]\nworkers = \"4\"", 2, "workers: expected an integer, found a string"),
         ("[proxy]\nworkers = 4.0", 2, "workers: expected an integer, found a float"),
-        ("[proxy]\nlisten = \"127.0.0.1:8080\"", 2, "listen: expected an array, found a string"),
+        ("[proxy]\nlisten = 8080", 2, "listen: expected an address or an array of addresses, found an integer"),
         ("[proxy]\nlisten = [8080]", 2, "listen: expected a string, found an integer"),
         ("[proxy]\nheader_timeout = \"10s\"", 2, "header_timeout: expected a number of seconds, found a string"),
         ("[proxy]\nlog_level = 1", 2, "log_level: expected a string, found an integer"),

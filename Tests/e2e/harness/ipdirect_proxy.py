@@ -47,13 +47,16 @@ class ConfigAdditions:
     `[[tls.pin]]`, `[[resolver.httpdns]]` from resolver_config.httpdns_sections) go in `sections`, written
     after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like).
     The admin listener is off unless `admin` is set: then it listens on a free loopback port
-    (`IpdirectProxy.admin_port`), so instances never compete for its default port. `pac_keys` go in [pac]."""
+    (`IpdirectProxy.admin_port`), so instances never compete for its default port. `default_admin` leaves
+    the [admin] section out instead, so the built-in default (127.0.0.1:8081) applies, as for a user running
+    the default configuration; instances started so may compete for it. `pac_keys` go in [pac]."""
     proxy_keys: dict[str, object] = field(default_factory=dict)
     tls_keys: dict[str, object] = field(default_factory=dict)
     resolver_keys: dict[str, object] = field(default_factory=dict)
     access_keys: dict[str, object] = field(default_factory=dict)
     sections: str = ""
     admin: bool = False
+    default_admin: bool = False
     pac_keys: dict[str, object] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
 
@@ -72,11 +75,12 @@ def _keys(values: dict[str, object]) -> str:
 
 def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
                          settings: ProxySettings = SETTINGS, additions: ConfigAdditions = NO_ADDITIONS,
-                         admin_listen: list[str] | None = None) -> str:
+                         admin_listen: list[str] | str | None = None) -> str:
     hosts = "\n".join(f"{_toml(name)} = {_toml(addresses)}" for name, addresses in network.static_hosts.items())
     resolver = {"order": ["hosts", "system"], "system_nameservers": [network.dns_server], **additions.resolver_keys}
     # The origins are on loopback, which is not a public address.
     access = {"connect_ports": network.connect_ports, "allow_private_upstreams": True, **additions.access_keys}
+    admin = "" if additions.default_admin else f"[admin]\nlisten = {_toml(admin_listen or [])}\n"
     return f"""# Written by the end-to-end tests for one test run.
 [proxy]
 listen = {_toml(listen)}
@@ -95,9 +99,7 @@ access_log = "-"
 
 [access]
 {_keys(access)}
-[admin]
-listen = {_toml(admin_listen or [])}
-
+{admin}
 [pac]
 {_keys(additions.pac_keys)}
 [tls]
