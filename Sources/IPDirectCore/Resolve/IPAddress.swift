@@ -13,8 +13,7 @@ public enum IPAddress: Hashable, Sendable {
         } else {
             // Every request's host passes here to tell literals from names: a name is refused without
             // copying its bytes.
-            guard text.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
-                  let value = IPAddress.parseV4(Array(text.utf8)) else { return nil }
+            guard text.utf8.allSatisfy(IPAddress.isDigitOrDot), let value = IPAddress.parseV4(Array(text.utf8)) else { return nil }
             self = .v4(value)
         }
     }
@@ -22,12 +21,12 @@ public enum IPAddress: Hashable, Sendable {
     /// Whether `host` could be an IP literal at all (a colon, or only digits and dots): names, the usual
     /// case on every request, are told apart without the generic parser.
     public static func mayBeLiteral(_ host: String) -> Bool {
-        var onlyDigitsAndDots = true
-        for byte in host.utf8 {
-            if byte == UInt8(ascii: ":") { return true }
-            if !((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")) { onlyDigitsAndDots = false }
-        }
-        return onlyDigitsAndDots
+        host.utf8.contains(UInt8(ascii: ":")) || host.utf8.allSatisfy(isDigitOrDot)
+    }
+
+    /// The bytes an IPv4 literal is made of.
+    static func isDigitOrDot(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")
     }
 
     /// Builds an address from 4 or 16 network-order bytes.

@@ -204,10 +204,6 @@ public struct AddressHealthTable: Sendable {
     /// A full table trims a tenth beyond its limit.
     static let trimSlackDivisor = 10
 
-    mutating func entry(for address: SocketAddress, now: Int64) -> AddressHealth {
-        addresses.values[touch(address, now: now, stamp: true)]
-    }
-
     /// Makes sure `address` has an entry (making room within `maxAddresses`) and returns where it lies,
     /// so the caller hashes the address once. `stamp`: a plan named it now (probes and results do not
     /// keep an address alive that no answer names any more).

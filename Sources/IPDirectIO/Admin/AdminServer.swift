@@ -57,15 +57,10 @@ final class AdminServer: @unchecked Sendable {
 
     func start() {
         guard !sockets.isEmpty else { return }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { context in
-            let server = Unmanaged<AdminServer>.fromOpaque(context!).takeRetainedValue()
-            server.base.dispatch()
-            for connection in Array(server.connections.values) { connection.close() }
-            return nil
-        }, context)
-        self.thread = thread
+        thread = LoopThread.start { [self] in
+            base.dispatch()
+            for connection in Array(connections.values) { connection.close() }
+        }
         Logger.info("event=admin_listening listen=\(sockets.map(\.address.description).joined(separator: ","))")
     }
 

@@ -75,14 +75,7 @@ public final class Server {
         prober.start()
         var threads: [pthread_t] = []
         for worker in workers {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(worker).toOpaque()
-            pthread_create(&thread, nil, { context in
-                let worker = Unmanaged<Worker>.fromOpaque(context!).takeRetainedValue()
-                worker.run()
-                return nil
-            }, context)
-            threads.append(thread)
+            threads.append(LoopThread.start { worker.run() })
         }
         let addresses = sockets.map(\.address.description).joined(separator: ",")
         admin.start()

@@ -358,16 +358,12 @@ final class ClientSession {
         }
     }
 
-    /// The order to try the host's addresses in, from what every worker learned of them; a new answer
-    /// of a `[[upstream.probe]]` host is probed in the background.
+    /// The order to try the host's addresses in, from what every worker learned of them. (New answers
+    /// of `[[upstream.probe]]` hosts are probed where the resolver stores them, not per request.)
     private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
         let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
-        let plan = worker.health.plan(for: current.hostKey, candidates: candidates,
-                                      mode: configuration.upstream.balanceMode(for: current.host))
-        if let probePort = configuration.upstream.probePort(for: current.host) {
-            worker.prober.rank(addresses.map { SocketAddress(ip: $0, port: probePort) })
-        }
-        return plan
+        return worker.health.plan(for: current.hostKey, candidates: candidates,
+                                  mode: configuration.upstream.balanceMode(for: current.host))
     }
 
     private func connect(following plan: AddressPlan) {

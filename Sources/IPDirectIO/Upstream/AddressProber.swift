@@ -41,14 +41,7 @@ final class AddressProber: @unchecked Sendable {
     func start() {
         networkMonitor = NetworkChangeMonitor(base: base) { [unowned self] reason in networkChanged?(reason) }
         tick.schedule(afterMillis: AddressProber.tickMillis)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { context in
-            let prober = Unmanaged<AddressProber>.fromOpaque(context!).takeRetainedValue()
-            prober.base.dispatch()
-            return nil
-        }, context)
-        self.thread = thread
+        thread = LoopThread.start { [self] in base.dispatch() }
     }
 
     func stop() {

@@ -48,14 +48,7 @@ final class ResolverService: @unchecked Sendable {
 
     /// Starts the resolver thread; `warm` resolves the `preresolve` names and keeps them fresh.
     func start(warm: Bool = true) {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { context in
-            let service = Unmanaged<ResolverService>.fromOpaque(context!).takeRetainedValue()
-            service.base.dispatch()
-            return nil
-        }, context)
-        self.thread = thread
+        thread = LoopThread.start { [self] in base.dispatch() }
         mailbox.post { [self] in engine.start(warm: warm) }
     }
 
