@@ -5,7 +5,7 @@
 /// Use: while `step` is `.passData(n)`, forward up to n bytes and report them with `didPassData`. When it is
 /// `.needControl`, call `scanControl` with all unforwarded bytes; forward what it consumed. `.incomplete`
 /// means: read more, then call again with the same bytes plus the new ones.
-public struct ChunkedBodyScanner: Sendable {
+public struct ChunkedBodyScanner: Sendable, Equatable {
     public enum Step: Sendable, Equatable {
         /// Forward up to this many bytes blindly, then report them with didPassData.
         case passData(UInt64)
@@ -23,7 +23,7 @@ public struct ChunkedBodyScanner: Sendable {
         case invalid(HTTPParseError)
     }
 
-    private enum State: Sendable {
+    private enum State: Sendable, Equatable {
         /// Waiting for a chunk-size line; goes to `data`, or to `trailers` after the last chunk.
         case sizeLine
         /// Passing chunk data; goes to `dataEnd` when none remains.

@@ -41,7 +41,8 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The whole response: status line, Proxy-Status (RFC 9209 §2), and a one-line text body. It has a
     /// Content-Length, so an HTTP/1.0 client may keep the connection when `persistence` is `.keepAlive`.
-    public func response(proxyName: String, persistence: ResponsePersistence) -> [UInt8] {
+    /// An answer to HEAD carries the same fields and no body (RFC 9110 §9.3.2).
+    public func response(proxyName: String, persistence: ResponsePersistence, headOnly: Bool = false) -> [UInt8] {
         let body = "ipdirect: \(details)\n"
         var head = "HTTP/1.1 \(status) \(ProxyError.reasonPhrase(status))\r\n"
         head += "Proxy-Status: \(proxyName); error=\(kind.rawValue); details=\"\(ProxyError.quoted(details))\"\r\n"
@@ -50,7 +51,7 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         head += "Cache-Control: no-store\r\n"
         head += persistence.fieldLine
         head += "\r\n"
-        return Array((head + body).utf8)
+        return Array((headOnly ? head : head + body).utf8)
     }
 
     /// sf-string escaping (RFC 8941 §3.3.3): only printable ASCII, with `"` and `\` escaped.

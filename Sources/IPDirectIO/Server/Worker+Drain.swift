@@ -16,9 +16,9 @@ extension Worker {
     func beginDrain(finished: @escaping () -> Void) {
         isDraining = true
         drainFinished = finished
-        let idle = sessions.values.filter(\.isIdleBetweenRequests)
-        for session in idle { session.close() }
-        Logger.info("worker=\(index) event=draining closed_idle=\(idle.count) in_flight=\(sessions.count)")
+        var closedIdle = 0
+        for session in Array(sessions.values) where session.drain() { closedIdle += 1 }
+        Logger.info("worker=\(index) event=draining closed_idle=\(closedIdle) in_flight=\(sessions.count)")
         reportIfDrained()
     }
 
@@ -26,14 +26,5 @@ extension Worker {
         guard sessions.isEmpty, let finished = drainFinished else { return }
         drainFinished = nil
         finished()
-    }
-}
-
-extension ClientSession {
-    /// A keep-alive connection waiting for its next request, with nothing received or still to send:
-    /// closing it loses nothing (RFC 9112 §9.6 lets either side close an idle connection).
-    var isIdleBetweenRequests: Bool {
-        state == .readingHead && exchange == nil
-            && evbuffer_get_length(clientInput) == 0 && evbuffer_get_length(clientOutput) == 0
     }
 }

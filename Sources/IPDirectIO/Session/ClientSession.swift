@@ -2,101 +2,64 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// One client connection: reads request heads, sends each request upstream by IP, relays the
-/// response, and turns into a byte relay for CONNECT and 101 upgrades. Requests on one connection
-/// are served strictly in order, so pipelined requests are answered in order.
+/// One client connection, driven by its `SessionMachine`: libevent callbacks, lookups and connects
+/// become the machine's events, and the machine's actions are performed here. Bytes move between the
+/// bufferevents (or through splice) and never enter Swift.
 final class ClientSession {
-    /// Output buffered toward one side past which the other side stops being read (le-proxy's MAX_OUTPUT).
-    static let outputHighWater = 512 * 1024
     /// Input read ahead from either socket before reading pauses.
     static let inputHighWater = 256 * 1024
     /// Largest single read or write; libevent's 16 KiB default costs a syscall per 16 KiB of a bulk transfer.
     static let maxSingleIO = 128 * 1024
-    /// Bytes pulled up at once to parse chunked framing: enough for the scanner to see past its own
-    /// limits (a chunk-size line, or a whole trailer section) and refuse, rather than wait forever.
-    static let controlPeekBytes = ChunkedBodyScanner.defaultMaxTrailerBytes + ChunkedBodyScanner.defaultMaxControlBytes + 2
-    /// Interim (1xx) responses forwarded for one request before the server counts as misbehaving.
-    static let maxInterimResponses = 32
-    /// How long a closing connection keeps reading (and discarding) so an early error response is
-    /// not destroyed by a TCP reset for unread request bytes (nginx's lingering close).
-    static let lingerMillis = 2000
-
-    enum State: CustomStringConvertible {
-        /// Waiting for a complete request head; next: resolving, an error answer, or closing.
-        case readingHead
-        /// Upstream host lookup in flight; next: connecting or an error answer.
-        case resolving
-        /// Trying upstream addresses; next: forwarding, tunneling or an error answer.
-        case connecting
-        /// Request sent (its body may still stream); reading and relaying the response.
-        case forwarding
-        /// CONNECT or a 101 upgrade: relaying bytes both ways until both directions close.
-        case tunneling
-        /// Flushing the last bytes to the client, then lingering briefly before freeing.
-        case closing
-        /// Freed; no callback can reach it any more.
-        case closed
-
-        var description: String {
-            switch self {
-            case .readingHead: return "reading_head"
-            case .resolving: return "resolving"
-            case .connecting: return "connecting"
-            case .forwarding: return "forwarding"
-            case .tunneling: return "tunneling"
-            case .closing: return "closing"
-            case .closed: return "closed"
-            }
-        }
-    }
 
     unowned let worker: Worker
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings
-    /// `configuration.proxy`, the settings read on every step.
-    let settings: ProxySettings
     let id: UInt64
     let client: OpaquePointer
     let peer: String
-    var state: State = .readingHead
-    var exchange: Exchange?
+    var machine: SessionMachine
     var upstream: UpstreamConnection?
     var lookup: ResolveHandle?
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
     var splice: SpliceTunnel?
     let timer: Timer
-    var idleLimitMicros: Int64 = 0
-    var lastActivityMicros: Int64 = 0
-    var timeoutReason = ""
-    var clientReadClosed = false
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
-    var clientWriteShut = false
-    var upstreamReadClosed = false
-    var upstreamWriteShut = false
-    private var parsingInput = false
+    var isClosed = false
+    var parsingInput = false
     /// Heads built by the proxy that leave together with the first body bytes behind them.
     var pendingUpstreamHead: [UInt8] = []
     var pendingClientHead: [UInt8] = []
     /// Bytes of the buffered head already known to hold no line feed: the parser only runs once a new line
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
-    private var headBytesWithoutNewline = 0
+    var headBytesWithoutNewline = 0
 
     init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
         self.worker = worker
         configuration = worker.connectionSettings
-        settings = configuration.proxy
+        machine = SessionMachine(rules: configuration.rules, draining: worker.isDraining)
         self.id = id
         self.client = client
         self.peer = peer
         timer = Timer(base: worker.base)
-        timer.action = { [unowned self] in timerFired() }
+        timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
     }
 
+    var settings: ProxySettings { configuration.rules.proxy }
     var clientInput: OpaquePointer { bufferevent_get_input(client) }
     var clientOutput: OpaquePointer { bufferevent_get_output(client) }
+
+    /// What the four buffers hold now, for the machine's decisions.
+    var levels: BufferLevels {
+        var levels = BufferLevels(clientInput: evbuffer_get_length(clientInput), clientOutput: evbuffer_get_length(clientOutput))
+        if let upstream {
+            levels.upstreamInput = evbuffer_get_length(upstream.input)
+            levels.upstreamOutput = evbuffer_get_length(upstream.output)
+        }
+        return levels
+    }
 
     func start() {
         bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
@@ -107,57 +70,32 @@ final class ClientSession {
         bufferevent_set_timeouts(client, nil, &writeTimeout)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
         bufferevent_enable(client, Int16(EV_READ))
-        setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
+        perform(machine.started(now: MonotonicClock.nowMicros()))
     }
 
     // MARK: - Callbacks
 
     func didRead(_ bev: OpaquePointer) {
         if bev == client {
-            switch state {
+            switch machine.phase {
             case .readingHead: parseClientInput()
-            case .forwarding: pumpRequestBody()
-            case .tunneling: relay(fromClient: true)
-            case .closing: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
-            case .resolving, .connecting, .closed: break
+            case .awaitingResponse, .streamingResponse: pumpRequestBody()
+            case .tunneling: relay(from: .client)
+            case .flushing, .lingering: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
+            case .servingPAC, .resolving, .connecting, .closed: break
             }
         } else {
-            switch state {
-            case .forwarding:
-                if exchange?.responseStarted == true { pumpResponseBody() } else { parseResponseHeads() }
-            case .tunneling: relay(fromClient: false)
+            switch machine.phase {
+            case .awaitingResponse: parseResponseHeads()
+            case .streamingResponse: pumpResponseBody()
+            case .tunneling: relay(from: .upstream)
             default: break
             }
         }
     }
 
     func didDrain(_ bev: OpaquePointer) {
-        if bev == client {
-            switch state {
-            case .forwarding:
-                if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
-                if exchange?.responseStarted == true { pumpResponseBody() } else { parseResponseHeads() }
-            case .tunneling:
-                if let upstream, !upstreamReadClosed { ClientSession.resumeReading(upstream.bev) }
-                finishHalfClose()
-            case .closing:
-                if evbuffer_get_length(clientOutput) == 0 { lingerThenClose() }
-            case .readingHead:
-                if !clientReadClosed { ClientSession.resumeReading(client) }
-                parseClientInput()
-            default: break
-            }
-        } else {
-            switch state {
-            case .forwarding:
-                if !clientReadClosed { ClientSession.resumeReading(client) }
-                pumpRequestBody()
-            case .tunneling:
-                if !clientReadClosed { ClientSession.resumeReading(client) }
-                finishHalfClose()
-            default: break
-            }
-        }
+        perform(machine.outputDrained(bev == client ? .client : .upstream, levels))
     }
 
     func didReceive(_ bev: OpaquePointer, events: Int16) {
@@ -166,285 +104,89 @@ final class ClientSession {
         let timeout = events & Int16(BEV_EVENT_TIMEOUT) != 0
         let reason = error ? Connector.errnoText(errno) : (timeout ? "timed out" : "closed")
         if bev == client {
-            clientDidClose(eof: eof && !error && !timeout, reason: reason)
+            perform(machine.clientClosed(clean: eof && !error && !timeout, reason: reason, levels))
         } else {
-            upstreamDidClose(eof: eof && !error, timeout: timeout, reason: reason)
+            let end: UpstreamEnd = timeout ? .timeout : (eof && !error ? .eof : .error)
+            perform(machine.upstreamClosed(end, reason: reason, levels, now: MonotonicClock.nowMicros()))
         }
     }
 
-    // MARK: - Request heads
+    /// The daemon is stopping; true when this connection was idle and closed at once.
+    func drain() -> Bool {
+        perform(machine.drainRequested(levels))
+        return isClosed
+    }
 
-    /// Parses as many complete request heads as are buffered, one exchange at a time.
-    func parseClientInput() {
-        guard !parsingInput else { return }
-        parsingInput = true
-        defer { parsingInput = false }
-        while state == .readingHead {
-            // Answers the proxy makes itself must not pile up behind a client that does not read them.
-            if evbuffer_get_length(clientOutput) >= ClientSession.outputHighWater {
-                bufferevent_disable(client, Int16(EV_READ))
-                return
-            }
-            let length = evbuffer_get_length(clientInput)
-            guard length > 0 else {
-                if clientReadClosed { beginClosing() }
-                return
-            }
-            if timeoutReason == "client_idle_timeout" {
-                // The first byte of a new request starts the head deadline.
-                setIdleLimit(millis: settings.headerTimeoutMs, reason: "header_timeout")
-            }
-            let peek = min(length, settings.maxHeaderBytes + 1)
-            guard hasNewLine(within: peek) || peek > settings.maxHeaderBytes else {
-                if clientReadClosed { close() }
-                return
-            }
-            guard let start = evbuffer_pullup(clientInput, peek) else { return }
-            let bytes = UnsafeRawBufferPointer(start: start, count: peek)
-            switch RequestHeadParser.parse(bytes, limits: configuration.headLimits) {
-            case .incomplete:
-                headBytesWithoutNewline = peek
-                if clientReadClosed { close() }
-                return
-            case .invalid(let parseError):
-                exchange = nil
-                respond(with: .badRequest(parseError))
-            case .complete(let head):
-                begin(head, bytes: bytes)
-            }
+    /// Closes at once (the worker's loop is ending).
+    func close() {
+        perform(machine.close())
+    }
+
+    // MARK: - Actions
+
+    func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            guard !isClosed else { return }
+            perform(action)
         }
     }
 
-    private func hasNewLine(within count: Int) -> Bool {
-        guard count > headBytesWithoutNewline else { return false }
-        var from = evbuffer_ptr()
-        guard evbuffer_ptr_set(clientInput, &from, headBytesWithoutNewline, EVBUFFER_PTR_SET) == 0 else { return true }
-        let found = evbuffer_search_range(clientInput, "\n", 1, &from, nil)
-        if found.pos >= 0 && found.pos < count { return true }
-        headBytesWithoutNewline = count
-        return false
-    }
-
-    private func begin(_ head: RequestHead, bytes: UnsafeRawBufferPointer) {
-        cancelIdleLimit()
-        headBytesWithoutNewline = 0
-        let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
-        let now = MonotonicClock.nowMicros()
-        switch head.target {
-        case .authority(let host, let port):
-            evbuffer_drain(clientInput, head.headLength)
-            exchange = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: true,
-                                keepAlive: false, upgradeRequested: false, startMicros: now,
-                                clientVersion: head.version)
-            exchange!.bytesFromClient = UInt64(head.headLength)
-            guard configuration.policy.permitsTunnel(toPort: port) else {
-                return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
-                                                details: "CONNECT to port \(port) is not allowed (access.connect_ports)"))
-            }
-            resolveUpstream()
-        case .absolute(let scheme, let host, let port, let authority, _):
-            var current = Exchange(method: method, methodKind: head.method, host: host, port: port, isConnect: false,
-                                   keepAlive: head.keepAlive, upgradeRequested: head.upgradeRequested,
-                                   startMicros: now, clientVersion: head.version)
-            current.scheme = scheme
-            current.requestBody = BodyProgress(head.framing)
-            current.requestHadBody = !current.requestBody.isComplete
-            current.bytesFromClient = UInt64(head.headLength)
-            current.upstreamHead = HeadRewriter.upstreamRequest(
-                head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
-                viaName: settings.viaName, keepUpgrade: head.upgradeRequested, close: false)
-            if scheme == .http, let upgradedPort = configuration.upstream.httpsUpgradePort(for: host) {
-                // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
-                current.scheme = .https
-                current.port = upgradedPort
-            }
-            exchange = current
-            evbuffer_drain(clientInput, head.headLength)
-            if let failure = invalidBufferedChunkedBody() {
-                return respond(with: .badRequest(failure))
-            }
-            // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
-            // a changed answer or ranking moves keep-alive traffic too.
-            resolveUpstream()
-        case .origin(let target) where ClientSession.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
-            evbuffer_drain(clientInput, head.headLength)
-            exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
-                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now,
-                                clientVersion: head.version)
-            exchange!.requestBody = BodyProgress(head.framing)
-            exchange!.bytesFromClient = UInt64(head.headLength)
-            servePAC(headOnly: head.method == .head)
-        case .origin, .asterisk:
-            evbuffer_drain(clientInput, head.headLength)
-            exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
-                                keepAlive: head.keepAlive, upgradeRequested: false, startMicros: now,
-                                clientVersion: head.version)
-            exchange!.requestBody = BodyProgress(head.framing)
-            exchange!.requestHadBody = !exchange!.requestBody.isComplete
-            respond(with: ProxyError(status: 400, kind: .httpRequestError,
-                                     details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"))
-        }
-    }
-
-    /// Checks the chunked framing of the body bytes that arrived with the head, so that a request
-    /// whose framing is already known to be broken never causes an upstream connection.
-    private func invalidBufferedChunkedBody() -> HTTPParseError? {
-        guard case .chunked(var scanner) = exchange?.requestBody else { return nil }
-        let length = min(evbuffer_get_length(clientInput), ClientSession.inputHighWater)
-        guard length > 0, let start = evbuffer_pullup(clientInput, length) else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: start, count: length)
-        var offset = 0
-        while offset < length {
-            switch scanner.step {
-            case .passData(let count):
-                let skipped = Int(min(count, UInt64(length - offset)))
-                scanner.didPassData(UInt64(skipped))
-                offset += skipped
-            case .needControl:
-                switch scanner.scanControl(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
-                case .incomplete, .finished: return nil
-                case .consumed(let count): offset += count
-                case .invalid(let failure): return failure
-                }
-            }
-        }
-        return nil
-    }
-
-    // MARK: - Resolving and connecting
-
-    func resolveUpstream() {
-        guard let host = exchange?.host else { return }
-        state = .resolving
-        let started = MonotonicClock.nowMicros()
-        let lookup = configuration.resolver.resolve(host) { [unowned self] result in
-            self.lookup = nil
-            resolved(result, startedAt: started)
-        }
-        switch lookup {
-        case .done(let result): resolved(result, startedAt: started)
-        case .pending(let handle):
-            // A lookup answered synchronously may already have led to a new lookup; keep that one.
-            if !handle.isFinished { self.lookup = handle }
-        }
-    }
-
-    private func resolved(_ result: Result<Resolution, ResolveFailure>, startedAt: Int64) {
-        guard state == .resolving, var current = exchange else { return }
-        current.resolveMicros = MonotonicClock.nowMicros() - startedAt
-        current.resolveFinished = true
-        switch result {
-        case .failure(let failure):
-            exchange = current
-            // A live pooled connection to an address that works still serves the request when the name
-            // cannot be looked up now (every source down past serve_stale).
-            if !current.isConnect, !current.retriedOnFreshConnection,
-               let pooled = worker.pool.checkout(key: current.poolKey, where: { !worker.health.isQuarantined($0) }) {
-                exchange!.source = "pool"
-                exchange!.note = "resolution failed, a pooled connection was reused: \(failure)"
-                return attach(pooled)
-            }
-            respond(with: failure.proxyError)
-        case .success(let resolution):
-            current.source = resolution.sourceLabel
-            current.cacheAgeMillis = resolution.cache.ageMillis
-            exchange = current
-            switch configuration.policy.permittedAddresses(resolution, host: current.host) {
-            case .failure(let denied):
-                respond(with: denied)
-            case .success(let addresses):
-                connect(following: plan(for: current, addresses: addresses))
-            }
-        }
-    }
-
-    /// The order to try the host's addresses in, from what every worker learned of them. (New answers
-    /// of `[[upstream.probe]]` hosts are probed where the resolver stores them, not per request.)
-    private func plan(for current: Exchange, addresses: [IPAddress]) -> AddressPlan {
-        let candidates = addresses.map { SocketAddress(ip: $0, port: current.port) }
-        return worker.health.plan(for: current.hostKey, candidates: candidates,
-                                  mode: configuration.upstream.balanceMode(for: current.host))
-    }
-
-    private func connect(following plan: AddressPlan) {
-        guard let current = exchange else { return }
-        exchange!.firstByteWanted = plan.order.count > 1
-        if !current.isConnect, !current.retriedOnFreshConnection,
-           let pooled = worker.pool.checkout(key: current.poolKey, plan: plan) {
-            exchange!.source = "pool"
-            exchange!.addressRank = plan.rank(of: pooled.address)
-            return attach(pooled)
-        }
-        state = .connecting
-        let started = MonotonicClock.nowMicros()
-        // We connect by IP, so SNI and certificate verification must use the name the client asked for.
-        let tls = current.scheme == .https ? (context: configuration.tls, host: current.host) : nil
-        let connector = Connector(base: worker.base, key: current.poolKey, hostPort: current.hostPort,
-                                  addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
-                                  attemptDelayMillis: configuration.upstream.connectionAttemptDelayMs, health: worker.health,
-                                  hostKey: current.hostKey, tls: tls) { [unowned self] result in
-            exchange?.connectAttempts = self.connector?.attemptsStarted ?? 0
-            exchange?.addressRank = self.connector?.winnerRank
-            self.connector = nil
-            exchange?.connectMicros = MonotonicClock.nowMicros() - started
-            exchange?.connectFinished = true
-            switch result {
-            case .failure(let failure):
-                let error = failure.proxyError
-                worker.metrics.update { $0.countUpstreamFailure(error.kind) }
-                respond(with: error)
-            case .success(let connection):
-                worker.health.recordUsed(connection.address, for: current.hostKey)
-                attach(connection)
-            }
-        }
-        self.connector = connector
-        connector.start()
-    }
-
-    /// Takes ownership of an upstream connection and starts the exchange on it.
-    private func attach(_ connection: UpstreamConnection) {
-        guard let current = exchange else { return connection.close() }
-        upstream = connection
-        upstreamReadClosed = false
-        upstreamWriteShut = false
-        exchange!.upstreamAddress = connection.addressText
-        bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
-                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        configureFlow(connection.bev)
-        if current.isConnect {
-            bufferevent_set_timeouts(connection.bev, nil, nil)
-            bufferevent_enable(connection.bev, Int16(EV_READ))
-            let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
-            sendToClient(established)
-            exchange!.status = 200
-            startTunnel()
-        } else {
-            bufferevent_set_timeouts(connection.bev, nil, nil)
-            bufferevent_enable(connection.bev, Int16(EV_READ))
-            state = .forwarding
-            if !current.requestBody.isComplete {
-                setIdleLimit(millis: settings.clientIdleTimeoutMs, reason: "client_idle_timeout")
-            }
-            pendingUpstreamHead = current.upstreamHead
+    private func perform(_ action: SessionAction) {
+        switch action {
+        case .sendToClient(let bytes): ByteTransfer.send(bytes, to: client)
+        case .resolve(let host): resolve(host)
+        case .connect(let request): connect(request)
+        case .reusePooled(let key): reusePooled(key: key)
+        case .forwardRequest(let head):
+            pendingUpstreamHead = head
             pumpRequestBody()
+        case .pumpRequestBody: pumpRequestBody()
+        case .readResponseHead: parseResponseHeads()
+        case .forwardResponse(let head):
+            pendingClientHead = head
+            pumpResponseBody()
+        case .pumpResponseBody: pumpResponseBody()
+        case .readNextRequest: parseClientInput()
+        case .pauseReading(let side):
+            if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
+        case .resumeReading(let side):
+            if let bev = bufferevent(side) { ClientSession.resumeReading(bev) }
+        case .shutWrite(let side):
+            if let bev = bufferevent(side) { shutdown(bufferevent_getfd(bev), Int32(SHUT_WR)) }
+        case .flushClient:
+            bufferevent_setwatermark(client, Int16(EV_WRITE), 0, 0)
+            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, levels)) }
+        case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
+        case .startTunnel: startTunnel()
+        case .relay(let side): relay(from: side)
+        case .armResponseTimeout(let millis):
+            guard let upstream else { return }
+            var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+            bufferevent_set_timeouts(upstream.bev, &timeout, nil)
+        case .armTimer(let millis): timer.schedule(afterMillis: millis)
+        case .cancelTimer: timer.cancel()
+        case .recordFirstByte(let micros):
+            guard let upstream, let host = machine.state.exchange?.hostKey else { return }
+            worker.health.recordFirstByte(upstream.address, for: host, micros: micros)
+        case .recordHostFailure(let reason):
+            guard let upstream, let host = machine.state.exchange?.hostKey else { return }
+            worker.health.hostFailed(upstream.address, for: host, reason: reason)
+        case .releaseUpstream(let reusable): releaseUpstream(reusable: reusable)
+        case .abandonUpstream: abandonUpstreamWork()
+        case .lookUpListenerAddress:
+            perform(machine.listenerAddressKnown(localAddress(), levels, now: MonotonicClock.nowMicros()))
+        case .reportError(let error, let target):
+            Logger.warning("session=\(id) client=\(peer) target=\(target) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
+        case .reportTimeout(let reason):
+            Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
+        case .log(let exchange): logExchange(exchange)
+        case .close: closeConnections()
         }
     }
 
-    /// A reused connection that the server closed before answering is retried once on a fresh one,
-    /// when nothing of the request body has been consumed (RFC 9110 §9.2.2).
-    func retryOnFreshConnection() -> Bool {
-        guard let current = exchange, let upstream, upstream.reused, !current.receivedResponseBytes,
-              !current.requestHadBody, !current.retriedOnFreshConnection else { return false }
-        upstream.close()
-        self.upstream = nil
-        exchange!.retriedOnFreshConnection = true
-        exchange!.responseTimeoutArmed = false
-        resolveUpstream()
-        return true
+    private func bufferevent(_ side: SessionSide) -> OpaquePointer? {
+        side == .client ? client : upstream?.bev
     }
-
-    // MARK: - Helpers
 
     /// Re-enables reading paused for flow control; a no-op (no event_add) when it was not paused.
     static func resumeReading(_ bev: OpaquePointer) {
@@ -458,52 +200,53 @@ final class ClientSession {
     func configureFlow(_ bev: OpaquePointer) {
         let readHighWater = max(ClientSession.inputHighWater, settings.maxHeaderBytes + 1)
         bufferevent_setwatermark(bev, Int16(EV_READ), 0, readHighWater)
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), ClientSession.outputHighWater / 2, 0)
+        bufferevent_setwatermark(bev, Int16(EV_WRITE), SessionRules.outputHighWater / 2, 0)
         bufferevent_set_max_single_read(bev, ClientSession.maxSingleIO)
         bufferevent_set_max_single_write(bev, ClientSession.maxSingleIO)
     }
 
-    func sendToClient(_ bytes: [UInt8]) {
-        ByteTransfer.send(bytes, to: client)
-        exchange?.bytesToClient += UInt64(bytes.count)
+    func logExchange(_ exchange: Exchange) {
+        var record = exchange
+        if let splice {
+            record.bytesFromClient += splice.bytesToUpstream
+            record.bytesToClient += splice.bytesToClient
+        }
+        worker.metrics.update { $0.count(record) }
+        guard worker.accessLog.isEnabled else { return }
+        worker.accessLog.append(AccessLogRecord(
+            unixMillis: MonotonicClock.wallMillis(), client: peer, method: record.method, target: record.hostPort,
+            upstream: record.upstreamAddress, source: record.source,
+            cacheAgeMillis: record.cacheAgeMillis, status: record.status,
+            bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient,
+            resolveMicros: record.resolveMicros, connectMicros: record.connectMicros,
+            attempts: record.connectAttempts, addressRank: record.addressRank,
+            totalMicros: MonotonicClock.nowMicros() - record.startMicros, note: record.note))
     }
 
-    func setIdleLimit(millis: Int, reason: String) {
-        idleLimitMicros = Int64(millis) * 1000
-        lastActivityMicros = MonotonicClock.nowMicros()
-        timeoutReason = reason
-        timer.schedule(afterMillis: millis)
+    /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its
+    /// exchange did not end cleanly).
+    func abandonUpstreamWork() {
+        lookup?.cancel()
+        lookup = nil
+        connector?.cancel()
+        connector = nil
+        upstream?.close()
+        upstream = nil
     }
 
-    func cancelIdleLimit() {
-        idleLimitMicros = 0
-        timeoutReason = ""
+    /// Frees both connections; runs once.
+    private func closeConnections() {
+        isClosed = true
         timer.cancel()
-    }
-
-    /// Timers are re-armed lazily: activity only stamps `lastActivityMicros`, and the timer
-    /// re-schedules itself for the rest of the window instead of being reset on every read.
-    private func timerFired() {
-        if state == .closing { return close() }
-        guard idleLimitMicros > 0 else { return }
-        let idle = MonotonicClock.nowMicros() - lastActivityMicros
-        if idle < idleLimitMicros {
-            timer.schedule(afterMillis: Int((idleLimitMicros - idle) / 1000) + 1)
-            return
+        splice?.close()
+        splice = nil
+        abandonUpstreamWork()
+        if tunnelCounted {
+            tunnelCounted = false
+            worker.metrics.update { $0.tunnelsActive -= 1 }
         }
-        if state == .readingHead && evbuffer_get_length(clientOutput) > 0 {
-            // Still delivering the last response: not idle. A client that stopped reading meets the write timeout.
-            lastActivityMicros = MonotonicClock.nowMicros()
-            timer.schedule(afterMillis: Int(idleLimitMicros / 1000))
-            return
-        }
-        Logger.debug("session=\(id) client=\(peer) state=\(state) event=\(timeoutReason)")
-        if state == .readingHead && evbuffer_get_length(clientInput) > 0 {
-            respond(with: ProxyError(status: 408, kind: .httpRequestError,
-                                     details: "request head not received within \(settings.headerTimeoutMs / 1000) s"))
-        } else {
-            exchange?.note = timeoutReason
-            close()
-        }
+        bufferevent_setcb(client, nil, nil, nil, nil)
+        bufferevent_free(client)
+        worker.sessionEnded(self)
     }
 }

@@ -1,5 +1,6 @@
 import CEvent
 import Glibc
+import IPDirectCore
 
 /// Relays an established tunnel between two plain sockets with splice(2), through one pipe per
 /// direction, so the kernel moves the bytes without copying them to user space. Half-close passes
@@ -13,6 +14,7 @@ final class SpliceTunnel {
     /// One direction of the tunnel: `from` is read into the pipe, the pipe is written to `to`.
     final class Direction {
         unowned let tunnel: SpliceTunnel
+        let way: HalfCloseTracker.Direction
         let from: Int32
         let to: Int32
         let pipeRead: Int32
@@ -20,13 +22,12 @@ final class SpliceTunnel {
         /// Bytes read from `from` and still in the pipe.
         var buffered = 0
         var bytesMoved: UInt64 = 0
-        var readClosed = false
-        var writeShut = false
         var readEvent: OpaquePointer?
         var writeEvent: OpaquePointer?
 
-        init(tunnel: SpliceTunnel, from: Int32, to: Int32, pipe: (read: Int32, write: Int32)) {
+        init(tunnel: SpliceTunnel, way: HalfCloseTracker.Direction, from: Int32, to: Int32, pipe: (read: Int32, write: Int32)) {
             self.tunnel = tunnel
+            self.way = way
             self.from = from
             self.to = to
             pipeRead = pipe.read
@@ -35,6 +36,7 @@ final class SpliceTunnel {
     }
 
     private var directions: [Direction] = []
+    private var halfClose = HalfCloseTracker()
     private var finished = false
     /// Called for every successful move, for the idle timeout.
     var onActivity: () -> Void = {}
@@ -50,8 +52,8 @@ final class SpliceTunnel {
             Glibc.close(upstreamPipe.write)
             return nil
         }
-        let toUpstream = Direction(tunnel: self, from: client, to: upstream, pipe: upstreamPipe)
-        let toClient = Direction(tunnel: self, from: upstream, to: client, pipe: clientPipe)
+        let toUpstream = Direction(tunnel: self, way: .toUpstream, from: client, to: upstream, pipe: upstreamPipe)
+        let toClient = Direction(tunnel: self, way: .toClient, from: upstream, to: client, pipe: clientPipe)
         directions = [toUpstream, toClient]
         for direction in directions {
             let context = Unmanaged.passUnretained(direction).toOpaque()
@@ -95,7 +97,7 @@ final class SpliceTunnel {
     private func fill(_ direction: Direction) {
         let read = ipd_splice(direction.from, direction.pipeWrite, SpliceTunnel.chunkBytes, SpliceTunnel.spliceFlags)
         if read == 0 {
-            direction.readClosed = true
+            halfClose.sourceClosed(direction.way)
             event_del(direction.readEvent)
             return passHalfClose(direction)
         }
@@ -125,7 +127,7 @@ final class SpliceTunnel {
             return finish(reason: "write failed: \(String(cString: strerror(errno)))")
         }
         event_del(direction.writeEvent)
-        if direction.readClosed {
+        if halfClose.isSourceClosed(direction.way) {
             passHalfClose(direction)
         } else {
             event_add(direction.readEvent, nil)
@@ -133,10 +135,9 @@ final class SpliceTunnel {
     }
 
     private func passHalfClose(_ direction: Direction) {
-        guard direction.buffered == 0, !direction.writeShut else { return }
-        direction.writeShut = true
+        guard halfClose.shutIfFlushed(direction.way, pendingBytes: direction.buffered) else { return }
         shutdown(direction.to, Int32(SHUT_WR))
-        if directions.allSatisfy(\.writeShut) { finish(reason: nil) }
+        if halfClose.isFinished { finish(reason: nil) }
     }
 
     private func finish(reason: String?) {

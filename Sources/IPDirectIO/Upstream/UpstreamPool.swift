@@ -13,10 +13,6 @@ final class UpstreamPool {
         self.idleTimeoutMillis = idleTimeoutMillis
     }
 
-    static func key(scheme: URIScheme, host: String, port: UInt16) -> String {
-        "\(scheme == .https ? "https" : "http")://\(host):\(port)"
-    }
-
     var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
 
     /// Takes a live parked connection for `key` to the most preferred of `plan.reusable` (the most

@@ -1,0 +1,137 @@
+/// The two connections of a client session.
+public enum SessionSide: Sendable, Equatable, CustomStringConvertible {
+    case client
+    case upstream
+
+    public var description: String { self == .client ? "client" : "upstream" }
+}
+
+/// How much each of the session's four buffers holds, as the driver sees them when it reports an
+/// event. Flow control and the moments of closing depend on them; the bytes themselves never enter
+/// the machine.
+public struct BufferLevels: Sendable, Equatable {
+    public var clientInput: Int
+    public var clientOutput: Int
+    public var upstreamInput: Int
+    public var upstreamOutput: Int
+
+    public init(clientInput: Int = 0, clientOutput: Int = 0, upstreamInput: Int = 0, upstreamOutput: Int = 0) {
+        self.clientInput = clientInput
+        self.clientOutput = clientOutput
+        self.upstreamInput = upstreamInput
+        self.upstreamOutput = upstreamOutput
+    }
+}
+
+/// Where a request goes once its host is resolved and the policy allowed the addresses.
+public struct UpstreamRequest: Sendable, Equatable {
+    public var scheme: URIScheme
+    public var host: String
+    public var port: UInt16
+    /// In the resolver's order; the driver ranks them with what every worker learned.
+    public var addresses: [IPAddress]
+    /// A pooled connection may carry the request (never a CONNECT, nor the retry of a dropped reuse).
+    public var mayReusePooled: Bool
+
+    public var poolKey: String { Exchange.poolKey(scheme: scheme, host: host, port: port) }
+    public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
+}
+
+/// The upstream connection a session is using, as far as its decisions go.
+public struct UpstreamLink: Sendable, Equatable {
+    /// "ip:port", for logs and error details.
+    public var address: String
+    /// Taken from the pool: the server may have closed it just as it was reused.
+    public var reused: Bool
+    /// TLS the proxy originates: a FIN under it would cut the record stream.
+    public var isTLS: Bool
+    /// The server's FIN (or an error) was read.
+    public var readClosed = false
+
+    public init(address: String, reused: Bool, isTLS: Bool) {
+        self.address = address
+        self.reused = reused
+        self.isTLS = isTLS
+    }
+}
+
+/// How an upstream connection came to the session.
+public enum UpstreamArrival: Sendable, Equatable {
+    /// Checked out of the pool; `rank` is its address's place in the plan, when there was one.
+    case pooled(rank: Int?)
+    /// A race of new connections was won after `attempts` starts by the address ranked `rank`.
+    case connected(attempts: Int, rank: Int?)
+}
+
+/// What made the upstream side of a session end.
+public enum UpstreamEnd: Sendable, Equatable {
+    /// The server's FIN: the end of a close-delimited body, or a half-close in a tunnel.
+    case eof
+    /// The response timeout passed with no bytes.
+    case timeout
+    case error
+}
+
+/// What a client session asks its driver to do. Actions run in order; one that may report an event
+/// back at once (a lookup answered from the cache, a pump that finishes the exchange) comes last in
+/// its list, so no later action runs against a state that has moved on.
+public enum SessionAction: Sendable, Equatable {
+    /// Writes bytes the proxy made (an error answer, "200 Connection Established", a 1xx or 101 head,
+    /// the PAC file) to the client.
+    case sendToClient([UInt8])
+    /// Looks the host up; the answer comes back as `resolved`.
+    case resolve(host: String)
+    /// Checks out a pooled connection (where allowed) or races new ones; reported as `upstreamReady`
+    /// or `connectFailed`.
+    case connect(UpstreamRequest)
+    /// The lookup failed: a healthy pooled connection to the key may still carry the request.
+    /// Reported as `upstreamReady` or `noPooledConnection`.
+    case reusePooled(key: String)
+    /// Sends the upstream request head together with the first body bytes, then pumps the body;
+    /// reported as `requestBodyPumped`.
+    case forwardRequest(head: [UInt8])
+    case pumpRequestBody
+    /// Parses the response heads buffered from the upstream.
+    case readResponseHead
+    /// Sends the final response head together with the first body bytes, then pumps the body;
+    /// reported as `responseBodyPumped`.
+    case forwardResponse(head: [UInt8])
+    case pumpResponseBody
+    /// Parses the next request head buffered from the client.
+    case readNextRequest
+    case pauseReading(SessionSide)
+    case resumeReading(SessionSide)
+    /// Sends a FIN on that side's socket.
+    case shutWrite(SessionSide)
+    /// Reports `outputDrained(.client)` once the client's output is empty (at once when it is).
+    case flushClient
+    /// Drops what the client sent and sends: nothing more of it will be read.
+    case discardClientInput
+    /// Relays what is buffered both ways, then carries on in the kernel (splice) where it can;
+    /// every relay is reported as `tunnelRelayed`.
+    case startTunnel
+    case relay(from: SessionSide)
+    /// The upstream's read timeout, from now on: the whole request is on its way.
+    case armResponseTimeout(millis: Int)
+    /// The session's one timer; reported as `deadlinePassed`.
+    case armTimer(millis: Int)
+    case cancelTimer
+    /// Time from the request's last byte to the response's first, for the address ranking.
+    case recordFirstByte(micros: Int64)
+    /// A failure of the upstream address for this host only.
+    case recordHostFailure(reason: String)
+    /// The exchange is over: pool the upstream connection when `reusable`, else close it.
+    case releaseUpstream(reusable: Bool)
+    /// Cancels a lookup or connect in flight and closes the upstream connection, never pooled.
+    case abandonUpstream
+    /// Asks which local address the client reached, for the PAC file; reported as `listenerAddressKnown`.
+    case lookUpListenerAddress
+    /// A warning line for an error the proxy answers itself.
+    case reportError(ProxyError, target: String)
+    /// A debug line for a deadline that ended the connection.
+    case reportTimeout(SessionDeadline.Reason)
+    /// The access-log line and the metrics of a finished (or abandoned) exchange.
+    case log(Exchange)
+    /// Frees both connections; nothing else runs after it.
+    case close
+}

@@ -1,0 +1,249 @@
+/// How exchanges and connections end: error answers, the next request, EOFs, deadlines, draining,
+/// lingering close.
+extension SessionMachine {
+    /// The client half-closed and every request it sent has been taken from the buffer.
+    func clientHasNoMoreRequests(_ levels: BufferLevels) -> Bool {
+        clientReadClosed && levels.clientInput == 0
+    }
+
+    /// Answers the current request with an error made by the proxy itself. The client connection stays
+    /// open only when the request was well framed and fully read.
+    mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        var exchange = state.exchange ?? .unparsed(at: now)
+        let malformed = error.kind == .httpRequestError && error.status != 403
+        let persistence = ResponsePersistence.lengthDelimited(
+            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
+            mustClose: malformed || exchange.isConnect || !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+        let answer = error.response(proxyName: rules.proxy.viaName, persistence: persistence,
+                                    headOnly: exchange.methodKind == .head)
+        exchange.status = error.status
+        exchange.note = error.details
+        exchange.bytesToClient += UInt64(answer.count)
+        var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort), .sendToClient(answer)]
+        if state.hasUpstreamWork { actions.append(.abandonUpstream) }
+        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
+        return actions
+    }
+
+    /// The exchange is complete: log it, release the upstream (`releasing` says whether it may be pooled;
+    /// nil when there is none), and read the next request or close.
+    mutating func finish(_ exchange: Exchange, closeClientAfter: Bool, releasing reusable: Bool?,
+                         _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        var actions: [SessionAction] = [.log(exchange)]
+        if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
+        // While the daemon drains, a finished exchange ends its keep-alive connection.
+        if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
+            actions += beginClosing()
+            return actions
+        }
+        state = .readingHead
+        if !clientReadClosed { actions.append(.resumeReading(.client)) }
+        actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
+        actions.append(.readNextRequest)
+        return actions
+    }
+
+    /// Stops taking requests and lets the output drain; lingering follows.
+    mutating func beginClosing() -> [SessionAction] {
+        state = .flushing
+        return [deadline.cancel(), .flushClient]
+    }
+
+    /// Our FIN goes out once everything before it is written; what the client still sends is dropped
+    /// for `lingerMillis` rather than answered with a reset that could destroy the answer in flight.
+    private mutating func linger() -> [SessionAction] {
+        guard !clientWriteShut else { return [] }
+        clientWriteShut = true
+        if clientReadClosed { return close() }
+        state = .lingering
+        return [.shutWrite(.client), .discardClientInput, .resumeReading(.client), .armTimer(millis: SessionRules.lingerMillis)]
+    }
+
+    /// Frees both connections now, logging the exchange in flight; idempotent.
+    public mutating func close() -> [SessionAction] {
+        if state == .closed { return [] }
+        var actions: [SessionAction] = []
+        if let exchange = state.exchange { actions.append(.log(exchange)) }
+        state = .closed
+        actions.append(.close)
+        return actions
+    }
+
+    /// Closes with `note` on the exchange's log line (when there is an exchange).
+    mutating func close(note: String) -> [SessionAction] {
+        setNote(note, onlyIfEmpty: false)
+        return close()
+    }
+
+    private mutating func setNote(_ note: String, onlyIfEmpty: Bool) {
+        switch state {
+        case .servingPAC(var exchange, let headOnly):
+            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
+            exchange.note = note
+            state = .servingPAC(exchange, headOnly: headOnly)
+        case .resolving(var exchange):
+            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
+            exchange.note = note
+            state = .resolving(exchange)
+        case .connecting(var exchange, let failure):
+            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
+            exchange.note = note
+            state = .connecting(exchange, lookupFailure: failure)
+        case .forwarding(var exchange, let forwarding):
+            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
+            exchange.note = note
+            state = .forwarding(exchange, forwarding)
+        case .tunneling(var exchange, let link, let tracker):
+            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
+            exchange.note = note
+            state = .tunneling(exchange, link, tracker)
+        case .readingHead, .flushing, .lingering, .closed:
+            break
+        }
+    }
+
+    // MARK: - Events from the sockets and the timer
+
+    /// The client's read side ended: `clean` for a FIN, else an error (`reason` says which). A FIN
+    /// ends the client's requests, not its interest in the answers: what is queued or still to come is
+    /// delivered before the connection closes.
+    public mutating func clientClosed(clean: Bool, reason: String, _ levels: BufferLevels) -> [SessionAction] {
+        clientReadClosed = true
+        guard clean else {
+            setNote("client \(reason) during \(phase)", onlyIfEmpty: true)
+            return close()
+        }
+        switch state {
+        case .servingPAC, .resolving, .connecting, .closed:
+            return []
+        case .forwarding:
+            return [.pumpRequestBody]
+        case .tunneling(let exchange, let link, var tracker):
+            tracker.sourceClosed(.toUpstream)
+            state = .tunneling(exchange, link, tracker)
+            return [.relay(from: .client)]
+        case .readingHead:
+            return levels.clientInput == 0 ? beginClosing() : [.readNextRequest]
+        case .flushing, .lingering:
+            return levels.clientOutput == 0 ? close() : []
+        }
+    }
+
+    /// The upstream's read side ended.
+    public mutating func upstreamClosed(_ end: UpstreamEnd, reason: String, _ levels: BufferLevels,
+                                        now: Int64) -> [SessionAction] {
+        switch state {
+        case .tunneling(let exchange, var link, var tracker):
+            link.readClosed = true
+            guard end == .eof else {
+                state = .tunneling(exchange, link, tracker)
+                return close(note: "upstream \(link.address) \(reason)")
+            }
+            tracker.sourceClosed(.toClient)
+            state = .tunneling(exchange, link, tracker)
+            return [.relay(from: .upstream)]
+        case .forwarding(var exchange, var forwarding):
+            forwarding.upstream.readClosed = true
+            state = .forwarding(exchange, forwarding)
+            let address = forwarding.upstream.address
+            switch forwarding.response {
+            case .awaitingHead(_, let bytesSeen):
+                var actions: [SessionAction] = []
+                if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
+                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte"))
+                }
+                // A pooled connection the server dropped (FIN or RST) just as it was reused is retried once
+                // on a fresh one when nothing of the request can have been consumed (RFC 9110 §9.2.2).
+                if end != .timeout, forwarding.upstream.reused, !bytesSeen, !exchange.requestHadBody,
+                   !exchange.retriedOnFreshConnection {
+                    exchange.retriedOnFreshConnection = true
+                    exchange.responseTimeoutArmed = false
+                    actions.append(.abandonUpstream)
+                    actions += beginResolving(exchange, now: now)
+                    return actions
+                }
+                let error = end == .timeout
+                    ? ProxyError(status: 504, kind: .httpResponseTimeout,
+                                 details: "no response from \(address) within \(rules.proxy.responseTimeoutMs / 1000) s")
+                    : ProxyError(status: 502, kind: .connectionTerminated,
+                                 details: "\(address) \(reason) before sending a complete response head")
+                actions += respond(with: error, levels, now: now)
+                return actions
+            case .streamingBody(.untilClose, _, _) where end == .eof:
+                return [.pumpResponseBody]
+            case .streamingBody:
+                return close(note: "upstream \(address) \(reason) mid-response")
+            }
+        case .readingHead, .servingPAC, .resolving, .connecting, .flushing, .lingering, .closed:
+            return []
+        }
+    }
+
+    /// A side's output fell to its low-water mark (or emptied): reading that was paused for it resumes.
+    public mutating func outputDrained(_ side: SessionSide, _ levels: BufferLevels) -> [SessionAction] {
+        switch (state, side) {
+        case (.readingHead, .client):
+            return clientReadClosed ? [.readNextRequest] : [.resumeReading(.client), .readNextRequest]
+        case (.forwarding(_, let forwarding), .client):
+            var actions: [SessionAction] = forwarding.upstream.readClosed ? [] : [.resumeReading(.upstream)]
+            if case .streamingBody = forwarding.response {
+                actions.append(.pumpResponseBody)
+            } else {
+                actions.append(.readResponseHead)
+            }
+            return actions
+        case (.forwarding, .upstream):
+            return clientReadClosed ? [.pumpRequestBody] : [.resumeReading(.client), .pumpRequestBody]
+        case (.tunneling(_, let link, _), _):
+            let partnerClosed = side == .client ? link.readClosed : clientReadClosed
+            var actions: [SessionAction] = partnerClosed ? [] : [.resumeReading(side == .client ? .upstream : .client)]
+            actions += settleHalfClose(levels)
+            return actions
+        case (.flushing, .client):
+            return levels.clientOutput == 0 ? linger() : []
+        default:
+            return []
+        }
+    }
+
+    /// The session's timer fired.
+    public mutating func deadlinePassed(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        switch state {
+        case .flushing, .lingering: return close()
+        case .closed: return []
+        default: break
+        }
+        switch deadline.check(now: now) {
+        case .unarmed:
+            return []
+        case .pending(let millis):
+            return [.armTimer(millis: millis)]
+        case .expired(let reason):
+            if state == .readingHead && levels.clientOutput > 0 {
+                // Still delivering the last response: not idle. A client that stopped reading meets the
+                // write timeout instead.
+                return [deadline.restart(now: now)]
+            }
+            var actions: [SessionAction] = [.reportTimeout(reason)]
+            if state == .readingHead && levels.clientInput > 0 {
+                actions += respond(with: ProxyError(status: 408, kind: .httpRequestError,
+                                                    details: "request head not received within \(rules.proxy.headerTimeoutMs / 1000) s"),
+                                   levels, now: now)
+                return actions
+            }
+            actions += close(note: reason.rawValue)
+            return actions
+        }
+    }
+
+    /// Bytes moved (a tunnel in the kernel, a request body): the idle deadline starts over.
+    public mutating func noteActivity(now: Int64) {
+        deadline.noteActivity(now: now)
+    }
+
+    /// The daemon is stopping: an idle connection closes now; one in flight once its exchange is done.
+    public mutating func drainRequested(_ levels: BufferLevels) -> [SessionAction] {
+        draining = true
+        return isIdleBetweenRequests(levels) ? close() : []
+    }
+}

@@ -1,0 +1,120 @@
+/// Response heads and bodies coming back from the upstream.
+extension SessionMachine {
+    /// Response bytes arrived that do not yet make a whole head.
+    public mutating func responseHeadIncomplete() -> [SessionAction] {
+        guard case .forwarding(let exchange, var forwarding) = state,
+              case .awaitingHead(let interim, false) = forwarding.response else { return [] }
+        forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
+        state = .forwarding(exchange, forwarding)
+        return []
+    }
+
+    /// The upstream sent something that is not a response head.
+    public mutating func responseHeadInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .forwarding(_, let forwarding) = state, case .awaitingHead = forwarding.response else { return [] }
+        return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                        details: "invalid response from \(forwarding.upstream.address): \(failure.reason)"),
+                       levels, now: now)
+    }
+
+    /// A complete response head, parsed from `bytes` (which the driver drops from the upstream's input
+    /// once this returns): an interim one passes on, a final one starts the body, a 101 a tunnel.
+    public mutating func responseHeadReceived(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer,
+                                              _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .forwarding(var exchange, var forwarding) = state,
+              case .awaitingHead(let interim, _) = forwarding.response else { return [] }
+        forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
+        var actions: [SessionAction] = []
+        if exchange.firstByteWanted, let sent = exchange.requestSentMicros {
+            exchange.firstByteWanted = false
+            actions.append(.recordFirstByte(micros: now - sent))
+        }
+        let address = forwarding.upstream.address
+        if head.status == 101 {
+            guard exchange.upgradeRequested else {
+                state = .forwarding(exchange, forwarding)
+                actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                                    details: "\(address) switched protocols without an Upgrade request"),
+                                   levels, now: now)
+                return actions
+            }
+            let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName,
+                                                        keepUpgrade: true, persistence: .persistent)
+            exchange.status = 101
+            exchange.firstByteMicros = now - exchange.startMicros
+            exchange.bytesToClient += UInt64(rewritten.count)
+            actions.append(.sendToClient(rewritten))
+            actions += beginTunnel(exchange, forwarding.upstream, now: now)
+            return actions
+        }
+        if head.status < 200 {
+            let count = interim + 1
+            forwarding.response = .awaitingHead(interim: count, bytesSeen: true)
+            state = .forwarding(exchange, forwarding)
+            guard count <= SessionRules.maxInterimResponses else {
+                actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                                    details: "\(address) sent more than \(SessionRules.maxInterimResponses) interim responses"),
+                                   levels, now: now)
+                return actions
+            }
+            // Interim responses (100 Continue, 103 Early Hints) pass on and the final one follows; HTTP/1.0
+            // has none, so its clients are not sent any (RFC 9110 §15.2).
+            if exchange.clientVersion == .http11 {
+                let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName,
+                                                            keepUpgrade: false, persistence: .persistent)
+                exchange.bytesToClient += UInt64(rewritten.count)
+                state = .forwarding(exchange, forwarding)
+                actions.append(.sendToClient(rewritten))
+            }
+            return actions
+        }
+        let persistence = ResponsePersistence(
+            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive, framing: head.framing,
+            mustClose: !head.keepAlive || !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+        let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName, keepUpgrade: false,
+                                                    persistence: persistence)
+        exchange.status = head.status
+        exchange.firstByteMicros = now - exchange.startMicros
+        exchange.bytesToClient += UInt64(rewritten.count)
+        forwarding.response = .streamingBody(BodyProgress(head.framing), closeClientAfter: persistence.closes,
+                                             upstreamKeepAlive: head.keepAlive && head.framing != .untilClose)
+        state = .forwarding(exchange, forwarding)
+        actions.append(.forwardResponse(head: rewritten))
+        return actions
+    }
+
+    /// The driver moved response body bytes to the client; `progress` is where the body stands now.
+    public mutating func responseBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
+                                            _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .forwarding(var exchange, var forwarding) = state,
+              case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else { return [] }
+        exchange.bytesToClient += moved
+        var progress = progress
+        if case .untilClose = progress, forwarding.upstream.readClosed, levels.upstreamInput == 0 {
+            // RFC 9112 §6.3 rule 8: the server's FIN ends this body.
+            progress = .complete
+        }
+        forwarding.response = .streamingBody(progress, closeClientAfter: closeClientAfter, upstreamKeepAlive: upstreamKeepAlive)
+        state = .forwarding(exchange, forwarding)
+        if let failure {
+            return close(note: "invalid response body framing: \(failure.reason)")
+        }
+        if progress.isComplete {
+            let reusable = upstreamKeepAlive && exchange.requestBody.isComplete && !forwarding.upstream.readClosed
+                && levels.upstreamInput == 0
+            return finish(exchange, closeClientAfter: closeClientAfter, releasing: reusable, levels, now: now)
+        }
+        if levels.clientOutput >= SessionRules.outputHighWater { return [.pauseReading(.upstream)] }
+        return []
+    }
+
+    /// Broken chunked framing: answered while no response has started, else the connection is cut.
+    mutating func failInvalidBody(_ failure: HTTPParseError, fromClient: Bool, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        if case .forwarding(_, let forwarding) = state, case .streamingBody = forwarding.response {
+            return close(note: "invalid \(fromClient ? "request" : "response") body framing: \(failure.reason)")
+        }
+        return respond(with: fromClient ? .badRequest(failure)
+                           : ProxyError(status: 502, kind: .httpProtocolError, details: "invalid response body framing: \(failure.reason)"),
+                       levels, now: now)
+    }
+}

@@ -1,0 +1,57 @@
+/// CONNECT tunnels and upgraded connections: bytes both ways with le-proxy's flow control, and
+/// half-close passed through.
+extension SessionMachine {
+    mutating func beginTunnel(_ exchange: Exchange, _ link: UpstreamLink, now: Int64) -> [SessionAction] {
+        state = .tunneling(exchange, link, HalfCloseTracker(clientReadClosed: clientReadClosed,
+                                                            upstreamReadClosed: link.readClosed))
+        return [deadline.arm(.tunnelIdle, millis: rules.proxy.tunnelIdleTimeoutMs, now: now), .startTunnel]
+    }
+
+    /// The driver relayed `moved` bytes read from `source` (possibly none, after an EOF).
+    public mutating func tunnelRelayed(from source: SessionSide, moved: Int, _ levels: BufferLevels,
+                                       now: Int64) -> [SessionAction] {
+        guard case .tunneling(var exchange, let link, let tracker) = state else { return [] }
+        var actions: [SessionAction] = []
+        if moved > 0 {
+            deadline.noteActivity(now: now)
+            if source == .client {
+                exchange.bytesFromClient += UInt64(moved)
+            } else {
+                exchange.bytesToClient += UInt64(moved)
+            }
+            state = .tunneling(exchange, link, tracker)
+            let destinationOutput = source == .client ? levels.upstreamOutput : levels.clientOutput
+            if destinationOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(source)) }
+        }
+        actions += settleHalfClose(levels)
+        return actions
+    }
+
+    /// Passes each side's FIN on once everything before it has been written, and closes when both
+    /// directions are done.
+    mutating func settleHalfClose(_ levels: BufferLevels) -> [SessionAction] {
+        guard case .tunneling(let exchange, let link, var tracker) = state else { return [] }
+        var actions: [SessionAction] = []
+        if tracker.shutIfFlushed(.toUpstream, pendingBytes: levels.upstreamOutput), !link.isTLS {
+            // A FIN under TLS would cut the record stream; a TLS upstream learns of the end when it closes.
+            actions.append(.shutWrite(.upstream))
+        }
+        if tracker.shutIfFlushed(.toClient, pendingBytes: levels.clientOutput) {
+            actions.append(.shutWrite(.client))
+        }
+        state = .tunneling(exchange, link, tracker)
+        if tracker.isFinished {
+            clientWriteShut = true
+            actions += close()
+        }
+        return actions
+    }
+
+    /// The kernel relay ended: both directions closed (`failure` nil) or one failed. (Its byte counts
+    /// join the exchange's log line in the driver, which owns the relay.)
+    public mutating func tunnelFinished(failure: String?) -> [SessionAction] {
+        guard case .tunneling = state else { return [] }
+        if let failure { return close(note: "tunnel \(failure)") }
+        return close()
+    }
+}

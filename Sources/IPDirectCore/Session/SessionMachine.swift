@@ -1,0 +1,288 @@
+/// Everything one client connection decides, as a pure machine: the driver (`ClientSession` in the I/O
+/// module) reports what happened on the sockets, the resolver and the connector, with the time and the
+/// buffer levels; each event returns what to do. Requests on one connection are served strictly in
+/// order, so pipelined requests are answered in order; bytes never pass through here.
+public struct SessionMachine: Sendable {
+    public internal(set) var state: SessionState = .readingHead
+    public let rules: SessionRules
+    public internal(set) var deadline = SessionDeadline()
+    /// The client's FIN was read: no more requests, but what it asked is still answered.
+    public internal(set) var clientReadClosed = false
+    var clientWriteShut = false
+    /// The daemon is stopping: a finished exchange ends its connection.
+    public internal(set) var draining: Bool
+
+    public init(rules: SessionRules, draining: Bool = false) {
+        self.rules = rules
+        self.draining = draining
+    }
+
+    public var phase: SessionPhase { state.phase }
+
+    /// The method of the request being answered, for response framing (a HEAD response has no body).
+    public var requestMethod: HTTPMethod { state.exchange?.methodKind ?? .other }
+
+    /// The request body still to forward.
+    public var requestBody: BodyProgress {
+        if case .forwarding(let exchange, _) = state { return exchange.requestBody }
+        return .complete
+    }
+
+    /// The response body still to relay.
+    public var responseBody: BodyProgress {
+        if case .forwarding(_, let forwarding) = state, case .streamingBody(let body, _, _) = forwarding.response {
+            return body
+        }
+        return .complete
+    }
+
+    /// A keep-alive connection waiting for its next request with nothing received or still to send:
+    /// closing it loses nothing (RFC 9112 §9.6 lets either side close an idle connection).
+    public func isIdleBetweenRequests(_ levels: BufferLevels) -> Bool {
+        state == .readingHead && levels.clientInput == 0 && levels.clientOutput == 0
+    }
+
+    // MARK: - Request heads
+
+    /// The connection was accepted: the head deadline runs from now.
+    public mutating func started(now: Int64) -> [SessionAction] {
+        [deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now)]
+    }
+
+    /// Bytes of a request arrived: after an idle keep-alive wait, the head deadline starts now.
+    public mutating func requestBegan(now: Int64) -> [SessionAction] {
+        guard state == .readingHead, deadline.reason == .clientIdle else { return [] }
+        return [deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now)]
+    }
+
+    /// What is buffered holds no complete head. A client that has closed will send no more of it.
+    public mutating func headIncomplete(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard state == .readingHead, clientReadClosed else { return [] }
+        return levels.clientInput == 0 ? beginClosing() : close()
+    }
+
+    /// The buffered head cannot be parsed: 400, 414 or 431, then the connection closes.
+    public mutating func headInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard state == .readingHead else { return [] }
+        return respond(with: .badRequest(failure), levels, now: now)
+    }
+
+    /// A complete request head, parsed from `bytes` (which the driver drops from the client's input once
+    /// this returns). `bufferedBodyFailure`: chunked framing already known to be broken in the body bytes
+    /// that came with the head, so the request never causes an upstream connection.
+    public mutating func headReceived(_ head: RequestHead, in bytes: UnsafeRawBufferPointer,
+                                      bufferedBodyFailure: HTTPParseError?, _ levels: BufferLevels,
+                                      now: Int64) -> [SessionAction] {
+        guard state == .readingHead else { return [] }
+        let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
+        var exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
+                                keepAlive: head.keepAlive, upgradeRequested: false, clientVersion: head.version,
+                                startMicros: now)
+        exchange.bytesFromClient = UInt64(head.headLength)
+        exchange.requestBody = BodyProgress(head.framing)
+        var actions = [deadline.cancel()]
+        switch head.target {
+        case .authority(let host, let port):
+            exchange.host = host
+            exchange.port = port
+            exchange.isConnect = true
+            exchange.keepAlive = false
+            exchange.requestBody = .complete
+            state = .resolving(exchange)
+            guard rules.policy.permitsTunnel(toPort: port) else {
+                actions += respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
+                                                    details: "CONNECT to port \(port) is not allowed (access.connect_ports)"),
+                                   levels, now: now)
+                return actions
+            }
+        case .absolute(let scheme, let host, let port, let authority, _):
+            exchange.scheme = scheme
+            exchange.host = host
+            exchange.port = port
+            exchange.upgradeRequested = head.upgradeRequested
+            exchange.requestHadBody = !exchange.requestBody.isComplete
+            exchange.upstreamHead = HeadRewriter.upstreamRequest(
+                head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
+                viaName: rules.proxy.viaName, keepUpgrade: head.upgradeRequested, close: false)
+            if scheme == .http, let upgradedPort = rules.upstream.httpsUpgradePort(for: host) {
+                // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
+                exchange.scheme = .https
+                exchange.port = upgradedPort
+            }
+            state = .resolving(exchange)
+            if let failure = bufferedBodyFailure {
+                actions += respond(with: .badRequest(failure), levels, now: now)
+                return actions
+            }
+        case .origin(let target) where SessionMachine.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
+            state = .servingPAC(exchange, headOnly: head.method == .head)
+            actions.append(.lookUpListenerAddress)
+            return actions
+        case .origin, .asterisk:
+            exchange.requestHadBody = !exchange.requestBody.isComplete
+            state = .resolving(exchange)
+            actions += respond(with: ProxyError(status: 400, kind: .httpRequestError,
+                                                details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
+                               levels, now: now)
+            return actions
+        }
+        // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
+        // a changed answer or ranking moves keep-alive traffic too.
+        actions += beginResolving(exchange, now: now)
+        return actions
+    }
+
+    /// GET or HEAD of `/proxy.pac`, with or without a query.
+    static func asksForPAC(_ method: HTTPMethod, _ target: UnsafeRawBufferPointer) -> Bool {
+        guard method == .get || method == .head else { return false }
+        let pathEnd = target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex
+        return target[..<pathEnd].elementsEqual(PACFile.path.utf8)
+    }
+
+    /// The address the client reached, to name in the PAC file (a listener on 0.0.0.0 is named by the
+    /// address the client used); nil when the socket cannot tell.
+    public mutating func listenerAddressKnown(_ address: SocketAddress?, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .servingPAC(var exchange, let headOnly) = state else { return [] }
+        guard let address else {
+            return respond(with: ProxyError(status: 500, kind: .proxyInternalError,
+                                            details: "cannot tell which address this connection arrived on"),
+                           levels, now: now)
+        }
+        let file = PACFile(proxy: address, direct: rules.pacDirect)
+        let persistence = ResponsePersistence.lengthDelimited(
+            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
+            mustClose: !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+        let answer = AdminResponse(status: 200, contentType: PACFile.contentType, body: file.script)
+            .bytes(persistence: persistence, headOnly: headOnly)
+        exchange.status = 200
+        exchange.bytesToClient += UInt64(answer.count)
+        var actions: [SessionAction] = [.sendToClient(answer)]
+        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
+        return actions
+    }
+
+    // MARK: - Resolving and connecting
+
+    mutating func beginResolving(_ exchange: Exchange, now: Int64) -> [SessionAction] {
+        var exchange = exchange
+        exchange.resolveStartMicros = now
+        state = .resolving(exchange)
+        return [.resolve(host: exchange.host)]
+    }
+
+    /// The lookup ended.
+    public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
+                                  now: Int64) -> [SessionAction] {
+        guard case .resolving(var exchange) = state else { return [] }
+        exchange.resolveMicros = now - exchange.resolveStartMicros
+        exchange.resolveFinished = true
+        switch result {
+        case .failure(let failure):
+            // A live pooled connection to an address that works still serves the request when the name
+            // cannot be looked up now (every source down past serve_stale).
+            if !exchange.isConnect && !exchange.retriedOnFreshConnection {
+                state = .connecting(exchange, lookupFailure: failure.proxyError)
+                return [.reusePooled(key: exchange.poolKey)]
+            }
+            state = .resolving(exchange)
+            return respond(with: failure.proxyError, levels, now: now)
+        case .success(let resolution):
+            exchange.source = resolution.sourceLabel
+            exchange.cacheAgeMillis = resolution.cache.ageMillis
+            switch rules.policy.permittedAddresses(resolution, host: exchange.host) {
+            case .failure(let denied):
+                state = .resolving(exchange)
+                return respond(with: denied, levels, now: now)
+            case .success(let addresses):
+                exchange.firstByteWanted = addresses.count > 1
+                exchange.connectStartMicros = now
+                state = .connecting(exchange, lookupFailure: nil)
+                return [.connect(UpstreamRequest(
+                    scheme: exchange.scheme, host: exchange.host, port: exchange.port, addresses: addresses,
+                    mayReusePooled: !exchange.isConnect && !exchange.retriedOnFreshConnection))]
+            }
+        }
+    }
+
+    /// Every address failed (the error names each attempt).
+    public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .connecting(var exchange, _) = state else { return [] }
+        exchange.connectAttempts = attempts
+        exchange.connectMicros = now - exchange.connectStartMicros
+        exchange.connectFinished = true
+        state = .connecting(exchange, lookupFailure: nil)
+        return respond(with: error, levels, now: now)
+    }
+
+    /// The lookup had failed and no pooled connection could stand in.
+    public mutating func noPooledConnection(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .connecting(_, let lookupFailure?) = state else { return [] }
+        return respond(with: lookupFailure, levels, now: now)
+    }
+
+    /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
+    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction] {
+        guard case .connecting(var exchange, let lookupFailure) = state else { return [] }
+        exchange.upstreamAddress = link.address
+        switch arrival {
+        case .pooled(let rank):
+            exchange.source = "pool"
+            exchange.addressRank = rank
+            if let lookupFailure {
+                exchange.note = "resolution failed, a pooled connection was reused: \(lookupFailure.details)"
+            }
+        case .connected(let attempts, let rank):
+            exchange.connectAttempts = attempts
+            exchange.addressRank = rank
+            exchange.connectMicros = now - exchange.connectStartMicros
+            exchange.connectFinished = true
+        }
+        if exchange.isConnect {
+            let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+            exchange.status = 200
+            exchange.bytesToClient += UInt64(established.count)
+            var actions: [SessionAction] = [.sendToClient(established)]
+            actions += beginTunnel(exchange, link, now: now)
+            return actions
+        }
+        var actions: [SessionAction] = []
+        if !exchange.requestBody.isComplete {
+            // A slow upload is the client's pace, bounded by its idle timeout, until the body is sent.
+            actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
+        }
+        state = .forwarding(exchange, Forwarding(upstream: link, response: .awaitingHead(interim: 0, bytesSeen: false)))
+        actions.append(.forwardRequest(head: exchange.upstreamHead))
+        return actions
+    }
+
+    /// The driver moved request body bytes upstream; `progress` is where the body stands now.
+    public mutating func requestBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
+                                           _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .forwarding(var exchange, let forwarding) = state else { return [] }
+        exchange.requestBody = progress
+        exchange.bytesFromClient += moved
+        state = .forwarding(exchange, forwarding)
+        if let failure {
+            return failInvalidBody(failure, fromClient: true, levels, now: now)
+        }
+        var actions: [SessionAction] = []
+        if progress.isComplete {
+            if !exchange.responseTimeoutArmed {
+                // The response timeout runs only once the whole request is on its way: a slow upload is
+                // the client's pace, not a silent server.
+                exchange.responseTimeoutArmed = true
+                exchange.requestSentMicros = now
+                state = .forwarding(exchange, forwarding)
+                actions.append(deadline.cancel())
+                actions.append(.armResponseTimeout(millis: rules.proxy.responseTimeoutMs))
+            }
+        } else {
+            if moved > 0 { deadline.noteActivity(now: now) }
+            if clientReadClosed && levels.clientInput == 0 {
+                return close(note: "client closed before sending the whole request body")
+            }
+        }
+        if levels.upstreamOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(.client)) }
+        return actions
+    }
+}

@@ -1,0 +1,27 @@
+/// What a client session takes from the configuration, fixed when the connection is accepted: a
+/// reload changes what later connections get, never half of what an open one uses.
+public final class SessionRules: Sendable {
+    /// Output buffered toward one side past which the other side stops being read (le-proxy's MAX_OUTPUT).
+    public static let outputHighWater = 512 * 1024
+    /// Interim (1xx) responses passed on for one request before the server counts as misbehaving.
+    public static let maxInterimResponses = 32
+    /// How long a closing connection keeps reading (and discarding) so an early error response is not
+    /// destroyed by a TCP reset for unread request bytes (nginx's lingering close).
+    public static let lingerMillis = 2000
+
+    public let proxy: ProxySettings
+    public let upstream: UpstreamSettings
+    /// `[pac] direct`: names the PAC file sends around the proxy.
+    public let pacDirect: [String]
+    public let headLimits: HTTPHeadLimits
+    public let policy: UpstreamPolicy
+
+    public init(config: Config) {
+        proxy = config.proxy
+        upstream = config.upstream
+        pacDirect = config.pac.direct
+        headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
+        policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
+                                connectPorts: config.access.connectPorts)
+    }
+}

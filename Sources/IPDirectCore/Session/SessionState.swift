@@ -1,0 +1,93 @@
+/// Where a client session is, and what it owns there.
+public enum SessionState: Sendable, Equatable {
+    /// Waiting for a complete request head; next: resolving, the PAC file, an error answer, or closing.
+    case readingHead
+    /// The PAC file asked for: waiting to learn which listener address the client reached; next: reading the next head or closing.
+    case servingPAC(Exchange, headOnly: Bool)
+    /// The host lookup is in flight; next: connecting, or an error answer.
+    case resolving(Exchange)
+    /// A pooled connection is checked out or new ones race; `lookupFailure` when only a pooled one can
+    /// save a request whose lookup failed. Next: forwarding, tunneling, or an error answer.
+    case connecting(Exchange, lookupFailure: ProxyError?)
+    /// The request goes upstream (its body may still stream) and the response comes back; next: reading
+    /// the next head, resolving again (a dropped reused connection), tunneling (101), or closing.
+    case forwarding(Exchange, Forwarding)
+    /// CONNECT or a 101 upgrade: bytes both ways until both directions passed their FIN; next: closed.
+    case tunneling(Exchange, UpstreamLink, HalfCloseTracker)
+    /// The last answer is being written; next: lingering once it is out, or closed.
+    case flushing
+    /// Our FIN is sent; what the client still sends is read and dropped for a while, so that an early
+    /// answer is not destroyed by a reset for unread bytes; next: closed.
+    case lingering
+    /// Both connections freed; every event is ignored.
+    case closed
+}
+
+/// The upstream half of a forwarded exchange.
+public struct Forwarding: Sendable, Equatable {
+    public var upstream: UpstreamLink
+    public var response: ResponsePhase
+}
+
+/// How far the response has come.
+public enum ResponsePhase: Sendable, Equatable {
+    /// Waiting for the final head; `interim` 1xx heads seen so far; `bytesSeen` once any response byte
+    /// arrived (a dropped reused connection is then no longer retried).
+    case awaitingHead(interim: Int, bytesSeen: Bool)
+    /// The final head went to the client and the body streams. `closeClientAfter`: the client connection
+    /// ends with this response; `upstreamKeepAlive`: the server lets its connection be reused.
+    case streamingBody(BodyProgress, closeClientAfter: Bool, upstreamKeepAlive: Bool)
+}
+
+/// The state without what it owns: what the driver routes readiness by, and what logs name.
+public enum SessionPhase: String, Sendable, Equatable, CustomStringConvertible {
+    case readingHead = "reading_head"
+    case servingPAC = "serving_pac"
+    case resolving
+    case connecting
+    case awaitingResponse = "awaiting_response"
+    case streamingResponse = "streaming_response"
+    case tunneling
+    case flushing
+    case lingering
+    case closed
+
+    public var description: String { rawValue }
+}
+
+extension SessionState {
+    public var phase: SessionPhase {
+        switch self {
+        case .readingHead: return .readingHead
+        case .servingPAC: return .servingPAC
+        case .resolving: return .resolving
+        case .connecting: return .connecting
+        case .forwarding(_, let forwarding):
+            if case .awaitingHead = forwarding.response { return .awaitingResponse }
+            return .streamingResponse
+        case .tunneling: return .tunneling
+        case .flushing: return .flushing
+        case .lingering: return .lingering
+        case .closed: return .closed
+        }
+    }
+
+    /// The exchange this state serves, if any.
+    public var exchange: Exchange? {
+        switch self {
+        case .servingPAC(let exchange, _), .resolving(let exchange), .connecting(let exchange, _),
+             .forwarding(let exchange, _), .tunneling(let exchange, _, _):
+            return exchange
+        case .readingHead, .flushing, .lingering, .closed:
+            return nil
+        }
+    }
+
+    /// Whether a lookup, a connect or an upstream connection may be in flight.
+    var hasUpstreamWork: Bool {
+        switch self {
+        case .resolving, .connecting, .forwarding, .tunneling: return true
+        case .readingHead, .servingPAC, .flushing, .lingering, .closed: return false
+        }
+    }
+}

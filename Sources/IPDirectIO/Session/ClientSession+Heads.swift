@@ -1,0 +1,109 @@
+import CEvent
+import IPDirectCore
+
+/// Finding request and response heads in the buffers and handing them to the machine.
+extension ClientSession {
+    /// Bytes pulled up at once to parse chunked framing: enough for the scanner to see past its own
+    /// limits (a chunk-size line, or a whole trailer section) and refuse, rather than wait forever.
+    static let controlPeekBytes = ChunkedBodyScanner.defaultMaxTrailerBytes + ChunkedBodyScanner.defaultMaxControlBytes + 2
+
+    /// Parses as many complete request heads as are buffered, one exchange at a time.
+    func parseClientInput() {
+        guard !parsingInput else { return }
+        parsingInput = true
+        defer { parsingInput = false }
+        while machine.phase == .readingHead && !isClosed {
+            // Answers the proxy makes itself must not pile up behind a client that does not read them.
+            if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
+                bufferevent_disable(client, Int16(EV_READ))
+                return
+            }
+            let length = evbuffer_get_length(clientInput)
+            let now = MonotonicClock.nowMicros()
+            guard length > 0 else { return perform(machine.headIncomplete(levels, now: now)) }
+            perform(machine.requestBegan(now: now))
+            let peek = min(length, settings.maxHeaderBytes + 1)
+            guard hasNewLine(within: peek) || peek > settings.maxHeaderBytes else {
+                return perform(machine.headIncomplete(levels, now: now))
+            }
+            guard let start = evbuffer_pullup(clientInput, peek) else { return }
+            switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits) {
+            case .incomplete:
+                headBytesWithoutNewline = peek
+                return perform(machine.headIncomplete(levels, now: now))
+            case .invalid(let failure):
+                perform(machine.headInvalid(failure, levels, now: now))
+            case .complete(let head):
+                headBytesWithoutNewline = 0
+                let bodyFailure = invalidBufferedChunkedBody(of: head)
+                // Checking the body may have moved the buffer: the head is taken where it lies now.
+                guard let headStart = evbuffer_pullup(clientInput, head.headLength) else { return }
+                var after = levels
+                after.clientInput -= head.headLength
+                let actions = machine.headReceived(head, in: UnsafeRawBufferPointer(start: headStart, count: head.headLength),
+                                                   bufferedBodyFailure: bodyFailure, after, now: now)
+                evbuffer_drain(clientInput, head.headLength)
+                perform(actions)
+            }
+        }
+    }
+
+    private func hasNewLine(within count: Int) -> Bool {
+        guard count > headBytesWithoutNewline else { return false }
+        var from = evbuffer_ptr()
+        guard evbuffer_ptr_set(clientInput, &from, headBytesWithoutNewline, EVBUFFER_PTR_SET) == 0 else { return true }
+        let found = evbuffer_search_range(clientInput, "\n", 1, &from, nil)
+        if found.pos >= 0 && found.pos < count { return true }
+        headBytesWithoutNewline = count
+        return false
+    }
+
+    /// Checks the chunked framing of the body bytes that arrived with the head, so that a request
+    /// whose framing is already known to be broken never causes an upstream connection.
+    private func invalidBufferedChunkedBody(of head: RequestHead) -> HTTPParseError? {
+        guard case .chunked = head.framing else { return nil }
+        let length = min(evbuffer_get_length(clientInput) - head.headLength, ClientSession.inputHighWater)
+        guard length > 0, let start = evbuffer_pullup(clientInput, head.headLength + length) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: start + head.headLength, count: length)
+        var scanner = ChunkedBodyScanner()
+        var offset = 0
+        while offset < length {
+            switch scanner.step {
+            case .passData(let count):
+                let skipped = Int(min(count, UInt64(length - offset)))
+                scanner.didPassData(UInt64(skipped))
+                offset += skipped
+            case .needControl:
+                switch scanner.scanControl(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+                case .incomplete, .finished: return nil
+                case .consumed(let count): offset += count
+                case .invalid(let failure): return failure
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Reads interim and final response heads from the upstream and hands them to the machine.
+    func parseResponseHeads() {
+        while machine.phase == .awaitingResponse, !isClosed, let upstream {
+            let input = upstream.input
+            let length = evbuffer_get_length(input)
+            guard length > 0 else { return }
+            let peek = min(length, settings.maxHeaderBytes + 1)
+            guard let start = evbuffer_pullup(input, peek) else { return }
+            let bytes = UnsafeRawBufferPointer(start: start, count: peek)
+            let now = MonotonicClock.nowMicros()
+            switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits) {
+            case .incomplete:
+                return perform(machine.responseHeadIncomplete())
+            case .invalid(let failure):
+                return perform(machine.responseHeadInvalid(failure, levels, now: now))
+            case .complete(let head):
+                let actions = machine.responseHeadReceived(head, in: bytes, levels, now: now)
+                evbuffer_drain(input, head.headLength)
+                perform(actions)
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import CEvent
+import IPDirectCore
+
+/// Lookups, pooled connections and connection races for the session's current exchange.
+extension ClientSession {
+    func resolve(_ host: String) {
+        let lookup = configuration.resolver.resolve(host) { [unowned self] result in
+            self.lookup = nil
+            perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
+        }
+        switch lookup {
+        case .done(let result):
+            perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
+        case .pending(let handle):
+            // A lookup answered synchronously may already have led to a new lookup; keep that one.
+            if !handle.isFinished { self.lookup = handle }
+        }
+    }
+
+    /// Ranks the addresses with what every worker learned of them (new answers of `[[upstream.probe]]`
+    /// hosts are probed where the resolver stores them, not per request), then reuses a pooled
+    /// connection to the best usable one or races new connections.
+    func connect(_ request: UpstreamRequest) {
+        let candidates = request.addresses.map { SocketAddress(ip: $0, port: request.port) }
+        let plan = worker.health.plan(for: request.hostKey, candidates: candidates,
+                                      mode: configuration.upstream.balanceMode(for: request.host))
+        if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
+            return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
+        }
+        // We connect by IP, so SNI and certificate verification must use the name the client asked for.
+        let tls = request.scheme == .https ? (context: configuration.tls, host: request.host) : nil
+        let hostPort = request.host.contains(":") ? "[\(request.host)]:\(request.port)" : "\(request.host):\(request.port)"
+        let connector = Connector(base: worker.base, key: request.poolKey, hostPort: hostPort,
+                                  addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
+                                  attemptDelayMillis: configuration.upstream.connectionAttemptDelayMs, health: worker.health,
+                                  hostKey: request.hostKey, tls: tls) { [unowned self] result in
+            let attempts = self.connector?.attemptsStarted ?? 0
+            let rank = self.connector?.winnerRank
+            self.connector = nil
+            let now = MonotonicClock.nowMicros()
+            switch result {
+            case .failure(let failure):
+                let error = failure.proxyError
+                worker.metrics.update { $0.countUpstreamFailure(error.kind) }
+                perform(machine.connectFailed(error, attempts: attempts, levels, now: now))
+            case .success(let connection):
+                worker.health.recordUsed(connection.address, for: request.hostKey)
+                attach(connection, .connected(attempts: attempts, rank: rank))
+            }
+        }
+        self.connector = connector
+        connector.start()
+    }
+
+    /// The lookup failed: a live pooled connection to an address that is not quarantined may still
+    /// carry the request.
+    func reusePooled(key: String) {
+        guard let pooled = worker.pool.checkout(key: key, where: { !worker.health.isQuarantined($0) }) else {
+            return perform(machine.noPooledConnection(levels, now: MonotonicClock.nowMicros()))
+        }
+        attach(pooled, .pooled(rank: nil))
+    }
+
+    /// Takes ownership of an upstream connection and hands it to the machine.
+    private func attach(_ connection: UpstreamConnection, _ arrival: UpstreamArrival) {
+        guard machine.phase == .connecting else { return connection.close() }
+        upstream = connection
+        bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
+                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
+        configureFlow(connection.bev)
+        bufferevent_set_timeouts(connection.bev, nil, nil)
+        bufferevent_enable(connection.bev, Int16(EV_READ))
+        let link = UpstreamLink(address: connection.addressText, reused: connection.reused, isTLS: connection.isTLS)
+        perform(machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()))
+    }
+
+    /// The exchange is over: park a clean connection in the pool, close any other.
+    func releaseUpstream(reusable: Bool) {
+        guard let upstream else { return }
+        bufferevent_setcb(upstream.bev, nil, nil, nil, nil)
+        if reusable { worker.pool.checkin(upstream) } else { upstream.close() }
+        self.upstream = nil
+    }
+}

@@ -1,0 +1,145 @@
+import Testing
+@testable import IPDirectCore
+
+/// How connections end: deadlines, lingering close, client EOFs and errors, draining.
+@Suite struct SessionMachineClosingTests {
+    @Test func aHeadNotCompleteWithinTheHeaderTimeoutIs408() {
+        var script = SessionScript()
+        let actions = script.all([.start, .buffers(BufferLevels(clientInput: 12)), .wait(millis: 10_000), .timer])
+        #expect(actions.contains(.reportTimeout(.header)))
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func aConnectionThatNeverSentAByteClosesSilentlyAtTheHeaderTimeout() {
+        var script = SessionScript()
+        let actions = script.all([.start, .wait(millis: 10_000), .timer])
+        #expect(actions.sentText.isEmpty)
+        #expect(actions.suffix(2) == [.reportTimeout(.header), .close])
+    }
+
+    @Test func anIdleKeepAliveConnectionClosesAtTheClientIdleTimeout() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5),
+                                                          .wait(millis: 60_000), .timer])
+        #expect(actions[8] == [.reportTimeout(.clientIdle), .close])
+    }
+
+    @Test func anAnswerStillBeingWrittenIsNotIdle() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5),
+                                                          .buffers(BufferLevels(clientOutput: 4096)), .wait(millis: 60_000), .timer])
+        #expect(actions[9] == [.armTimer(millis: 60_000)])
+        #expect(script.machine.phase == .readingHead)
+    }
+
+    @Test func aTimerThatFiresBeforeTheDeadlineAsksForTheRest() {
+        var script = SessionScript()
+        let actions = script.run([.start, .wait(millis: 4_000), .timer])
+        #expect(actions[2] == [.armTimer(millis: 6_001)])
+    }
+
+    @Test func aClosingConnectionFlushesThenShutsItsWriteSideAndLingers() {
+        var script = SessionScript()
+        let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client),
+                                  .wait(millis: SessionRules.lingerMillis), .timer])
+        #expect(actions[1].suffix(2) == [.cancelTimer, .flushClient])
+        #expect(actions[2] == [.shutWrite(.client), .discardClientInput, .resumeReading(.client),
+                               .armTimer(millis: SessionRules.lingerMillis)])
+        #expect(actions[4] == [.close])
+    }
+
+    @Test func theClientsFINEndsTheLingerEarly() {
+        var script = SessionScript()
+        let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client), .clientFIN])
+        #expect(actions[3] == [.close])
+    }
+
+    @Test func aClientThatClosedFirstIsNotLingeredFor() {
+        var script = SessionScript()
+        let actions = script.run([.start, .clientFIN, .drained(.client)])
+        #expect(actions[1] == [.cancelTimer, .flushClient])
+        #expect(actions[2] == [.close])
+    }
+
+    @Test func anAnswerStillQueuedIsNotCutByLingering() {
+        var script = SessionScript()
+        let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")),
+                                  .buffers(BufferLevels(clientOutput: 100)), .drained(.client)])
+        #expect(actions[3] == [])
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func aClientErrorClosesAndNamesThePhase() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get()), .clientError("connection reset")])
+        #expect(actions.logged?.note == "client connection reset during resolving")
+        #expect(actions.last == .close)
+    }
+
+    @Test func aClientFINWhileTheLookupRunsWaitsForTheAnswer() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.get()), .clientFIN])
+        #expect(actions[2] == [])
+        #expect(script.machine.phase == .resolving)
+    }
+
+    @Test func aClientFINWithAPipelinedRequestBufferedReadsIt() {
+        var script = SessionScript()
+        let actions = script.run([.start, .buffers(BufferLevels(clientInput: 40)), .clientFIN])
+        #expect(actions[2] == [.readNextRequest])
+    }
+
+    @Test(arguments: [(0, true), (7, false)])
+    func anIncompleteHeadAfterTheClientsFINEnds(buffered: Int, flushes: Bool) {
+        var script = SessionScript()
+        let actions = script.run([.start, .buffers(BufferLevels(clientInput: buffered)), .clientFIN, .headIncomplete])
+        let last = actions.last ?? []
+        if flushes {
+            #expect(actions[2] == [.cancelTimer, .flushClient])
+        } else {
+            #expect(last == [.close])
+        }
+    }
+
+    @Test func drainingClosesAnIdleConnectionAtOnce() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5), .drain])
+        #expect(actions[7] == [.close])
+    }
+
+    @Test func drainingLetsTheExchangeInFlightFinishThenCloses() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.drain, .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        #expect(actions[5] == [])
+        #expect(actions[7].contains(.releaseUpstream(reusable: true)))
+        #expect(actions[7].suffix(2) == [.cancelTimer, .flushClient])
+    }
+
+    @Test func drainingSparesAConnectionWithAnAnswerStillToWrite() {
+        var script = SessionScript()
+        let actions = script.run([.start, .buffers(BufferLevels(clientOutput: 10)), .drain])
+        #expect(actions[2] == [])
+    }
+
+    @Test func aConnectionAcceptedWhileDrainingClosesAfterItsFirstAnswer() {
+        var script = SessionScript(draining: true)
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        #expect(actions.suffix(2) == [.cancelTimer, .flushClient])
+    }
+
+    @Test func closingLogsTheExchangeInFlightOnce() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.close, .close, .timer, .clientFIN])
+        #expect(actions[5].logged?.host == "a.test")
+        #expect(actions[5].last == .close)
+        #expect(actions[6...].allSatisfy { $0.isEmpty })
+    }
+
+    @Test func lateAnswersToAnAbandonedExchangeAreIgnored() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.get()), .close, .resolved(["203.0.113.7"]), .ready(),
+                                  .responseHead(Heads.ok())])
+        #expect(actions[3...].allSatisfy { $0.isEmpty })
+    }
+}

@@ -1,0 +1,256 @@
+import Testing
+@testable import IPDirectCore
+
+/// Response heads and bodies: persistence, interim responses, upgrades, retries and upstream failures.
+@Suite struct SessionMachineResponseTests {
+    @Test func aFinalResponseHeadIsForwardedRewritten() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok(fields: "Keep-Alive: timeout=5\r\nSet-Cookie: s=1\r\n"))])
+        let head = actions[5].forwardedResponse ?? ""
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(head.contains("Set-Cookie: s=1\r\n"))
+        #expect(!head.contains("Keep-Alive"))
+        #expect(head.contains("Via: 1.1 ipdirect\r\n"))
+        #expect(script.machine.phase == .streamingResponse)
+    }
+
+    @Test func aCompleteResponsePoolsTheUpstreamAndReadsTheNextRequest() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        guard case .log(let exchange) = actions[6].first else {
+            Issue.record("not logged first: \(actions[6])")
+            return
+        }
+        #expect(exchange.status == 200)
+        #expect(Array(actions[6].dropFirst()) == [.releaseUpstream(reusable: true), .resumeReading(.client),
+                                                  .armTimer(millis: 60_000), .readNextRequest])
+        #expect(script.machine.phase == .readingHead)
+    }
+
+    @Test func aBodyInPiecesFinishesOnlyAtItsEnd() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok(length: 10)),
+                                                          .responsePumped(.remaining(6), moved: 4),
+                                                          .responsePumped(.complete, moved: 6)])
+        #expect(actions[6] == [])
+        #expect(actions[7].logged?.bytesToClient ?? 0 >= 10)
+    }
+
+    @Test func aBodyThatRunsUntilCloseEndsWithTheServersFIN() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.untilClose),
+                                                          .responsePumped(.untilClose, moved: 100),
+                                                          .upstreamEnded(.eof),
+                                                          .responsePumped(.untilClose, moved: 20)])
+        #expect(actions[5].forwardedResponse?.contains("Connection: close\r\n") == true)
+        #expect(actions[6] == [])
+        #expect(actions[7] == [.pumpResponseBody])
+        #expect(actions[8].contains(.releaseUpstream(reusable: false)))
+        #expect(actions[8].suffix(2) == [.cancelTimer, .flushClient])
+    }
+
+    @Test func aServerThatClosesItsConnectionEndsTheClientsToo() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok(fields: "Connection: close\r\n")),
+                                                          .responsePumped(.complete, moved: 5)])
+        #expect(actions.forwardedResponse?.contains("Connection: close\r\n") == true)
+        #expect(actions.contains(.releaseUpstream(reusable: false)))
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func unreadResponseBytesKeepTheUpstreamOutOfThePool() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok()), .buffers(BufferLevels(upstreamInput: 3)),
+                                                          .responsePumped(.complete, moved: 5)])
+        #expect(actions.contains(.releaseUpstream(reusable: false)))
+        #expect(script.machine.phase == .readingHead)
+    }
+
+    @Test func anHTTP10ClientThatAsksForKeepAliveIsToldItIsKept() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get(version: "1.0", fields: "Connection: keep-alive\r\n")),
+                                  .resolved(["203.0.113.7"]), .ready(), .requestPumped(.complete, moved: 0),
+                                  .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        #expect(actions.forwardedResponse?.contains("Connection: keep-alive\r\n") == true)
+        #expect(actions.last == .readNextRequest)
+    }
+
+    @Test func anHTTP10ClientIsClosedAfterAChunkedResponse() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get(version: "1.0", fields: "Connection: keep-alive\r\n")),
+                                  .resolved(["203.0.113.7"]), .ready(), .requestPumped(.complete, moved: 0),
+                                  .responseHead(Heads.chunked), .responsePumped(.complete, moved: 5)])
+        #expect(actions.forwardedResponse?.contains("Connection: close\r\n") == true)
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func anHTTP10ClientWithoutKeepAliveIsClosed() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get(version: "1.0")), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
+                                  .responsePumped(.complete, moved: 5)])
+        #expect(actions.forwardedResponse?.contains("Connection: close\r\n") == true)
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func interimResponsesPassToHTTP11Clients() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n")])
+        #expect(actions[5].sentText.hasPrefix("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n"))
+        #expect(script.machine.phase == .awaitingResponse)
+    }
+
+    @Test func anHTTP10ClientIsSentNoInterimResponse() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.get(version: "1.0")), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.complete, moved: 0), .responseHead("HTTP/1.1 100 Continue\r\n\r\n")])
+        #expect(actions[5] == [])
+        #expect(script.machine.phase == .awaitingResponse)
+    }
+
+    @Test func endlessInterimResponsesAre502() {
+        var script = SessionScript()
+        let interim = Array(repeating: SessionScript.Event.responseHead("HTTP/1.1 100 Continue\r\n\r\n"),
+                            count: SessionRules.maxInterimResponses + 1)
+        let actions = script.run(SessionScript.sentGet + interim)
+        #expect(actions.last?.sentText.contains("HTTP/1.1 502 Bad Gateway\r\n") == true)
+        #expect(actions.last?.sentText.contains("interim responses") == true)
+    }
+
+    @Test func aSwitchWithoutAnUpgradeRequestIs502() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n")])
+        #expect(actions.sentText.contains("HTTP/1.1 502 "))
+        #expect(actions.sentText.contains("switched protocols without an Upgrade request"))
+    }
+
+    @Test func aSwitchAfterAnUpgradeRequestStartsATunnel() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.upgrade), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.complete, moved: 0),
+                                  .responseHead("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n")])
+        #expect(actions[3].forwardedRequest?.contains("Upgrade: websocket\r\n") == true)
+        #expect(actions[5].sentText.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        #expect(actions[5].sentText.contains("Upgrade: websocket\r\n"))
+        #expect(actions[5].suffix(2) == [.armTimer(millis: 300_000), .startTunnel])
+        #expect(script.machine.phase == .tunneling)
+    }
+
+    @Test func anUnparsableResponseHeadIs502() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseInvalid(HTTPParseError(status: 502, reason: "bad status line"))])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
+        #expect(actions.sentText.contains("invalid response from 203.0.113.7:80: bad status line"))
+        #expect(actions.contains(.abandonUpstream))
+    }
+
+    @Test func aReusedConnectionDroppedBeforeAnyResponseByteIsRetriedOnAFreshOne() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
+                                  .requestPumped(.complete, moved: 0), .upstreamEnded(.eof), .resolved(["203.0.113.7"]),
+                                  .ready(), .requestPumped(.complete, moved: 0)])
+        #expect(actions[5] == [.abandonUpstream, .resolve(host: "a.test")])
+        guard case .connect(let retry) = actions[6].first else {
+            Issue.record("no connect: \(actions[6])")
+            return
+        }
+        #expect(!retry.mayReusePooled)
+        #expect(actions[7].forwardedRequest?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
+        #expect(actions[8] == [.cancelTimer, .armResponseTimeout(millis: 60_000)])
+    }
+
+    @Test func theRetryOnAFreshConnectionHappensOnce() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
+                                  .requestPumped(.complete, moved: 0), .upstreamEnded(.eof), .resolved(["203.0.113.7"]),
+                                  .ready(reused: true), .requestPumped(.complete, moved: 0), .upstreamEnded(.eof)])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
+        #expect(actions.sentText.contains("error=connection_terminated"))
+    }
+
+    @Test func aRequestWithABodyIsNeverSentTwice() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.post(length: 3)), .resolved(["203.0.113.7"]), .pooled,
+                                  .requestPumped(.complete, moved: 3), .upstreamEnded(.eof)])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
+        #expect(actions.filter { if case .resolve = $0 { return true } else { return false } }.count == 1)
+    }
+
+    @Test func aFreshConnectionDroppedBeforeAnyByteCountsAgainstTheAddressForThisHost() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.upstreamEnded(.error, "connection reset")])
+        #expect(actions.contains(.recordHostFailure(reason: "connection reset before any response byte")))
+        #expect(actions.sentText.contains("203.0.113.7:80 connection reset before sending a complete response head"))
+    }
+
+    @Test func noResponseWithinTheResponseTimeoutIs504AndBlamesNoAddress() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.upstreamEnded(.timeout, "timed out")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"))
+        #expect(actions.sentText.contains("error=http_response_timeout"))
+        #expect(!actions.contains { if case .recordHostFailure = $0 { return true } else { return false } })
+    }
+
+    @Test func responseBytesBeforeADropPreventTheRetry() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
+                                  .requestPumped(.complete, moved: 0), .responseIncomplete, .upstreamEnded(.eof)])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
+        #expect(actions.filter { if case .resolve = $0 { return true } else { return false } }.count == 1)
+    }
+
+    @Test func anUpstreamThatFailsMidBodyCutsTheClientWithANote() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok(length: 100)),
+                                                          .responsePumped(.remaining(50), moved: 50), .upstreamEnded(.eof)])
+        #expect(actions.logged?.note == "upstream 203.0.113.7:80 closed mid-response")
+        #expect(actions.last == .close)
+    }
+
+    @Test func brokenResponseChunkingMidBodyCutsTheClient() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.chunked),
+                                                          .responseBroken(HTTPParseError(status: 502, reason: "bad chunk size"))])
+        #expect(actions.logged?.note == "invalid response body framing: bad chunk size")
+        #expect(actions.last == .close)
+    }
+
+    @Test func aFullClientOutputPausesTheUpstream() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok(length: 1 << 30)),
+                                                          .buffers(BufferLevels(clientOutput: SessionRules.outputHighWater)),
+                                                          .responsePumped(.remaining(1 << 29), moved: 1 << 29)])
+        #expect(actions[7] == [.pauseReading(.upstream)])
+    }
+
+    @Test func theFirstByteTimeIsRecordedOnlyWhereTheHostHasSeveralAddresses() {
+        var several = SessionScript()
+        let ranked = several.run([.start, .head(Heads.get()), .resolved(["203.0.113.7", "203.0.113.8"]), .ready(),
+                                  .requestPumped(.complete, moved: 0), .wait(millis: 7), .responseHead(Heads.ok())])
+        #expect(ranked[6].first == .recordFirstByte(micros: 7000))
+        var single = SessionScript()
+        let unranked = single.all(SessionScript.sentGet + [.wait(millis: 7), .responseHead(Heads.ok())])
+        #expect(!unranked.contains { if case .recordFirstByte = $0 { return true } else { return false } })
+    }
+
+    @Test func aClientThatDrainedResumesTheUpstreamAndTheBodyMovesOn() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok(length: 100)), .drained(.client)])
+        #expect(actions[6] == [.resumeReading(.upstream), .pumpResponseBody])
+    }
+
+    @Test func anUpstreamThatDrainedResumesTheClientAndTheUploadMovesOn() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.post(length: 100)), .resolved(["203.0.113.7"]), .ready(),
+                                  .drained(.upstream)])
+        #expect(actions[4] == [.resumeReading(.client), .pumpRequestBody])
+    }
+
+    @Test func aClientThatHalfClosesAfterItsRequestStillGetsTheAnswerThenTheConnectionCloses() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.sentGet + [.clientFIN, .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        #expect(actions[5] == [.pumpRequestBody])
+        #expect(actions[6].forwardedResponse?.contains("Connection: close\r\n") == true)
+        #expect(actions[7].suffix(2) == [.cancelTimer, .flushClient])
+    }
+}

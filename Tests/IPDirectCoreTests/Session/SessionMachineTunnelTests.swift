@@ -1,0 +1,108 @@
+import Testing
+@testable import IPDirectCore
+
+/// CONNECT tunnels: the 200, the relay's flow control, half-close and the end of the tunnel.
+@Suite struct SessionMachineTunnelTests {
+    @Test func aConnectIsAnsweredAndTheTunnelStarts() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel)
+        #expect(actions[3] == [.sendToClient(Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)),
+                               .armTimer(millis: 300_000), .startTunnel])
+        #expect(script.machine.phase == .tunneling)
+    }
+
+    @Test func relayedBytesAreCountedForTheLog() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.openTunnel + [.relayed(.client, 100), .relayed(.upstream, 2000), .close])
+        #expect(actions.logged?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
+        #expect(actions.logged?.bytesToClient == 39 + 2000)
+        #expect(actions.logged?.status == 200)
+    }
+
+    @Test func aFullDestinationPausesTheSide() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.buffers(BufferLevels(clientOutput: SessionRules.outputHighWater)),
+                                                             .relayed(.upstream, 4096)])
+        #expect(actions[5] == [.pauseReading(.upstream)])
+    }
+
+    @Test func theClientsFINReachesTheUpstreamOnceItsOutputIsWritten() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.clientFIN, .buffers(BufferLevels(upstreamOutput: 10)),
+                                                             .relayed(.client, 10), .buffers(BufferLevels()), .drained(.upstream)])
+        #expect(actions[4] == [.relay(from: .client)])
+        #expect(actions[6] == [])
+        #expect(actions[8] == [.shutWrite(.upstream)])
+        #expect(script.machine.phase == .tunneling)
+    }
+
+    @Test func theUpstreamsFINReachesTheClient() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.upstreamEnded(.eof), .relayed(.upstream, 0)])
+        #expect(actions[4] == [.relay(from: .upstream)])
+        #expect(actions[5] == [.shutWrite(.client)])
+    }
+
+    @Test func bothFINsPassedOnEndTheTunnel() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.clientFIN, .relayed(.client, 0), .upstreamEnded(.eof),
+                                                             .relayed(.upstream, 0)])
+        #expect(actions[5] == [.shutWrite(.upstream)])
+        #expect(actions[7].first == .shutWrite(.client))
+        #expect(actions[7].logged != nil)
+        #expect(actions[7].last == .close)
+    }
+
+    @Test func aTLSUpstreamIsNotSentAFINThatWouldCutItsRecordStream() {
+        var script = SessionScript()
+        let actions = script.run([.start, .head(Heads.connect), .resolved(["203.0.113.7"]), .ready(tls: true),
+                                  .clientFIN, .relayed(.client, 0)])
+        #expect(actions[5] == [])
+    }
+
+    @Test func anUpstreamErrorEndsTheTunnelWithANote() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.openTunnel + [.upstreamEnded(.error, "connection reset")])
+        #expect(actions.logged?.note == "upstream 203.0.113.7:80 connection reset")
+        #expect(actions.last == .close)
+    }
+
+    @Test func aTunnelWithoutTrafficEndsAtTheTunnelIdleTimeout() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.wait(millis: 200_000), .relayed(.client, 1),
+                                                             .wait(millis: 100_000), .timer, .wait(millis: 200_001), .timer])
+        #expect(actions[7] == [.armTimer(millis: 200_001)])
+        #expect(actions[9].first == .reportTimeout(.tunnelIdle))
+        #expect(actions[9].logged?.note == "tunnel_idle_timeout")
+        #expect(actions[9].last == .close)
+    }
+
+    @Test func activityInTheKernelRelayKeepsTheTunnelAlive() {
+        var script = SessionScript()
+        _ = script.all(SessionScript.openTunnel + [.wait(millis: 299_000)])
+        script.machine.noteActivity(now: script.now)
+        let actions = script.all([.wait(millis: 1000), .timer])
+        #expect(actions == [.armTimer(millis: 299_001)])
+    }
+
+    @Test func aFailedKernelRelayIsNoted() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.openTunnel + [.spliceEnded("read failed: Connection reset by peer")])
+        #expect(actions.logged?.note == "tunnel read failed: Connection reset by peer")
+        #expect(actions.last == .close)
+    }
+
+    @Test func aKernelRelayThatEndedCleanlyClosesWithoutANote() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.openTunnel + [.spliceEnded(nil)])
+        #expect(actions.logged?.note == "")
+        #expect(actions.last == .close)
+    }
+
+    @Test func drainingLeavesAnOpenTunnelAlone() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.drain])
+        #expect(actions[4] == [])
+        #expect(script.machine.phase == .tunneling)
+    }
+}

@@ -1,0 +1,203 @@
+import Testing
+@testable import IPDirectCore
+
+/// Drives a `SessionMachine` the way the I/O driver does: each event is what a callback, a lookup or
+/// the timer would report, with the time and the buffer levels the script keeps. Heads are parsed
+/// from text by the real parsers.
+struct SessionScript {
+    enum Event {
+        case start
+        /// A complete request head arrived (the bytes after it stay in the client's input as `levels` says).
+        case head(String)
+        case headWithBrokenBody(String, HTTPParseError)
+        case invalidHead(HTTPParseError)
+        case headIncomplete
+        case requestBegan
+        case resolved([String], ResolutionSource = .hosts)
+        case lookupFailed(ResolveFailure.Reason)
+        case ready(reused: Bool = false, tls: Bool = false, attempts: Int = 1)
+        case pooled
+        case connectFailed(ProxyError, attempts: Int)
+        case noPooledConnection
+        case requestPumped(BodyProgress, moved: UInt64)
+        case requestBroken(HTTPParseError)
+        case responseHead(String)
+        case responseIncomplete
+        case responseInvalid(HTTPParseError)
+        case responsePumped(BodyProgress, moved: UInt64)
+        case responseBroken(HTTPParseError)
+        case clientFIN
+        case clientError(String)
+        case upstreamEnded(UpstreamEnd, String = "closed")
+        case drained(SessionSide)
+        case relayed(SessionSide, Int)
+        case spliceEnded(String?)
+        case listenerAddress(SocketAddress?)
+        case timer
+        case drain
+        case close
+        /// Time passes; nothing is reported.
+        case wait(millis: Int)
+        /// The buffers now hold this much; nothing is reported.
+        case buffers(BufferLevels)
+    }
+
+    static let startMicros: Int64 = 5_000_000_000
+    static let address = "203.0.113.7:80"
+
+    var machine: SessionMachine
+    var now = SessionScript.startMicros
+    var levels = BufferLevels()
+
+    init(draining: Bool = false, _ configure: (inout Config) -> Void = { _ in }) {
+        var config = Config()
+        configure(&config)
+        machine = SessionMachine(rules: SessionRules(config: config), draining: draining)
+    }
+
+    /// Runs the events in order; one list of actions per event.
+    mutating func run(_ events: [Event]) -> [[SessionAction]] {
+        events.map { apply($0) }
+    }
+
+    /// Runs the events and returns every action they caused, in order.
+    mutating func all(_ events: [Event]) -> [SessionAction] {
+        run(events).flatMap { $0 }
+    }
+
+    mutating func apply(_ event: Event) -> [SessionAction] {
+        switch event {
+        case .start: return machine.started(now: now)
+        case .head(let text): return receiveHead(text, brokenBody: nil)
+        case .headWithBrokenBody(let text, let failure): return receiveHead(text, brokenBody: failure)
+        case .invalidHead(let failure): return machine.headInvalid(failure, levels, now: now)
+        case .headIncomplete: return machine.headIncomplete(levels, now: now)
+        case .requestBegan: return machine.requestBegan(now: now)
+        case .resolved(let texts, let source):
+            let addresses = texts.map { IPAddress($0)! }
+            return machine.resolved(.success(Resolution(addresses: addresses, source: source)), levels, now: now)
+        case .lookupFailed(let reason):
+            let host = machine.state.exchange?.host ?? "-"
+            return machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
+        case .ready(let reused, let tls, let attempts):
+            let link = UpstreamLink(address: Self.address, reused: reused, isTLS: tls)
+            return machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now)
+        case .pooled:
+            return machine.upstreamReady(UpstreamLink(address: Self.address, reused: true, isTLS: false), .pooled(rank: nil), now: now)
+        case .connectFailed(let error, let attempts): return machine.connectFailed(error, attempts: attempts, levels, now: now)
+        case .noPooledConnection: return machine.noPooledConnection(levels, now: now)
+        case .requestPumped(let progress, let moved):
+            return machine.requestBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
+        case .requestBroken(let failure):
+            return machine.requestBodyPumped(machine.requestBody, moved: 0, failure: failure, levels, now: now)
+        case .responseHead(let text): return receiveResponseHead(text)
+        case .responseIncomplete: return machine.responseHeadIncomplete()
+        case .responseInvalid(let failure): return machine.responseHeadInvalid(failure, levels, now: now)
+        case .responsePumped(let progress, let moved):
+            return machine.responseBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
+        case .responseBroken(let failure):
+            return machine.responseBodyPumped(machine.responseBody, moved: 0, failure: failure, levels, now: now)
+        case .clientFIN: return machine.clientClosed(clean: true, reason: "closed", levels)
+        case .clientError(let reason): return machine.clientClosed(clean: false, reason: reason, levels)
+        case .upstreamEnded(let end, let reason): return machine.upstreamClosed(end, reason: reason, levels, now: now)
+        case .drained(let side): return machine.outputDrained(side, levels)
+        case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
+        case .spliceEnded(let failure): return machine.tunnelFinished(failure: failure)
+        case .listenerAddress(let address): return machine.listenerAddressKnown(address, levels, now: now)
+        case .timer: return machine.deadlinePassed(levels, now: now)
+        case .drain: return machine.drainRequested(levels)
+        case .close: return machine.close()
+        case .wait(let millis):
+            now += Int64(millis) * 1000
+            return []
+        case .buffers(let newLevels):
+            levels = newLevels
+            return []
+        }
+    }
+
+    private mutating func receiveHead(_ text: String, brokenBody: HTTPParseError?) -> [SessionAction] {
+        let bytes = Array(text.utf8)
+        let limits = machine.rules.headLimits
+        return bytes.withUnsafeBytes { raw in
+            guard case .complete(let head) = RequestHeadParser.parse(raw, limits: limits) else {
+                Issue.record("not a complete request head: \(text.debugDescription)")
+                return []
+            }
+            return machine.headReceived(head, in: UnsafeRawBufferPointer(rebasing: raw[..<head.headLength]),
+                                        bufferedBodyFailure: brokenBody, levels, now: now)
+        }
+    }
+
+    private mutating func receiveResponseHead(_ text: String) -> [SessionAction] {
+        let bytes = Array(text.utf8)
+        let limits = machine.rules.headLimits
+        let method = machine.requestMethod
+        return bytes.withUnsafeBytes { raw in
+            guard case .complete(let head) = ResponseHeadParser.parse(raw, requestMethod: method, limits: limits) else {
+                Issue.record("not a complete response head: \(text.debugDescription)")
+                return []
+            }
+            return machine.responseHeadReceived(head, in: raw, levels, now: now)
+        }
+    }
+}
+
+/// Reading actions in assertions.
+extension Array where Element == SessionAction {
+    /// Everything sent to the client, as text.
+    var sentText: String {
+        var bytes: [UInt8] = []
+        for case .sendToClient(let sent) in self { bytes += sent }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The head sent upstream with `forwardRequest`, as text.
+    var forwardedRequest: String? {
+        for case .forwardRequest(let head) in self { return String(decoding: head, as: UTF8.self) }
+        return nil
+    }
+
+    /// The head sent to the client with `forwardResponse`, as text.
+    var forwardedResponse: String? {
+        for case .forwardResponse(let head) in self { return String(decoding: head, as: UTF8.self) }
+        return nil
+    }
+
+    /// The exchange logged, if one was.
+    var logged: Exchange? {
+        for case .log(let exchange) in self { return exchange }
+        return nil
+    }
+
+    var closes: Bool { contains(.close) }
+}
+
+/// Heads used across the tables.
+enum Heads {
+    static func get(_ url: String = "http://a.test/x", version: String = "1.1", fields: String = "") -> String {
+        "GET \(url) HTTP/\(version)\r\nHost: a.test\r\n\(fields)\r\n"
+    }
+
+    static func post(length: Int) -> String {
+        "POST http://a.test/upload HTTP/1.1\r\nHost: a.test\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
+    static let chunkedPost = "POST http://a.test/upload HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+    static let connect = "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n"
+    static let upgrade = "GET http://a.test/ws HTTP/1.1\r\nHost: a.test\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n"
+    static func ok(length: Int = 5, fields: String = "") -> String {
+        "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\(fields)\r\n"
+    }
+
+    static let untilClose = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+    static let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+}
+
+extension SessionScript {
+    /// A plain GET for a.test up to the point where its request is on its way upstream.
+    static let sentGet: [Event] = [.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .ready(),
+                                   .requestPumped(.complete, moved: 0)]
+    /// A CONNECT up to an open tunnel.
+    static let openTunnel: [Event] = [.start, .head(Heads.connect), .resolved(["203.0.113.7"]), .ready()]
+}
