@@ -14,8 +14,9 @@ final class ResolverEngine {
 
     /// One thing to ask, in order.
     private enum Step {
-        /// `domainLimited`: the provider answers only its `domains`, so its negative answer falls through.
-        case provider(HTTPDNSSource, domainLimited: Bool)
+        /// The provider at this index of `providers`. `domainLimited`: the provider answers only its
+        /// `domains`, so its negative answer falls through.
+        case provider(Int, domainLimited: Bool)
         case system
     }
 
@@ -127,10 +128,9 @@ final class ResolverEngine {
             case .hosts: return []
             case .httpdns:
                 guard !bypassed else { return [] }
-                let now = ResolverService.nowMillis()
-                let demoted = Set(providers.indices.filter { demotions.isDemoted(providers[$0], now: now) })
+                let demoted = demotions.demoted(now: ResolverService.nowMillis())
                 return selection.order(for: name, demoted: demoted).map { index in
-                    .provider(providers[index], domainLimited: selection.isDomainLimited(index))
+                    .provider(index, domainLimited: selection.isDomainLimited(index))
                 }
             case .system: return system == nil ? [] : [.system]
             }
@@ -150,15 +150,17 @@ final class ResolverEngine {
             return
         }
         switch step {
-        case .provider(let provider, let domainLimited):
+        case .provider(let index, let domainLimited):
+            let provider = providers[index]
             provider.resolve(name) { [unowned self] result in
                 if isStopping {
                     return completion(.failed(reasons: reasons + ["the resolver is stopping"], timedOut: false))
                 }
                 if case .failure(let failure) = result {
-                    demotions.failed(provider, reason: failure.reason, now: ResolverService.nowMillis())
-                } else {
-                    demotions.answered(provider)
+                    let length = demotions.failed(index, now: ResolverService.nowMillis())
+                    Logger.warning("event=httpdns_provider_demoted provider=\(provider.name) for_ms=\(length) reason=\"\(failure.reason)\"")
+                } else if demotions.answered(index) {
+                    Logger.info("event=httpdns_provider_restored provider=\(provider.name)")
                 }
                 switch checked(result, from: provider, name: name) {
                 case .success(let answer) where domainLimited && answer.isNegative:
