@@ -255,7 +255,7 @@ final class ResolverEngine {
                 // refreshed again later; nobody was answered, so nothing is counted as served.
                 guard !isStopping else { return }
                 Logger.warning("event=refresh_failed name=\(name) reason=\"\(failure.reasonText)\"")
-                if let age = staleAge(name, now: now) {
+                if let age = service.state.withLock({ $0.cache.staleAge(name, now: now) }) {
                     Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
                 }
                 return
@@ -302,33 +302,10 @@ final class ResolverEngine {
     /// RFC 8767 §4: when every source fails, an answer past its TTL but inside the serve-stale window
     /// is better than none.
     private func staleFallback(_ name: String, now: CacheInstant, servedTo requests: Int) -> Result<Resolution, ResolveFailure>? {
-        let stale = service.state.withLock { state -> [(AddressFamily, CachedAnswer)] in
-            let usable = AddressFamily.allCases.compactMap { family in
-                state.cache.peek(name, family: family, now: now).map { (family, $0) }
-            }
-            if usable.contains(where: { !$0.1.isNegative }) { state.cache.countStaleServes(requests) }
-            return usable
-        }
-        let positive = stale.filter { !$0.1.isNegative }
-        guard let first = positive.first else { return nil }
-        let age = positive.map { $0.1.age(at: now) }.max() ?? 0
-        Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
-        var secondsLeft: [AddressFamily: Int64] = [:]
-        for (family, answer) in stale { secondsLeft[family] = answer.secondsLeft(at: now) }
-        return .success(Resolution(addresses: positive.flatMap { $0.1.addresses },
-                                   source: ResolutionSource(cacheLabel: first.1.source),
-                                   cache: .stale(ageMillis: age), secondsLeft: secondsLeft))
-    }
-
-    /// The age of `name`'s cached addresses when they are past their TTL (being served stale), else nil.
-    private func staleAge(_ name: String, now: CacheInstant) -> Int64? {
-        service.state.withLock { state in
-            AddressFamily.allCases.compactMap { family -> Int64? in
-                guard case .stale(let answer, let age, _) = state.cache.inspect(name, family: family, now: now),
-                      !answer.isNegative else { return nil }
-                return age
-            }.max()
-        }
+        let stale = service.state.withLock { $0.cache.staleFallback(name, servedTo: requests, now: now) }
+        guard let stale else { return nil }
+        Logger.warning("event=serve_stale name=\(name) age_ms=\(stale.cache.ageMillis ?? 0) reason=\"every source failed\"")
+        return .success(stale)
     }
 
     /// `preresolve` names are fetched again at the cache's refresh point (75% of their TTL), so a
