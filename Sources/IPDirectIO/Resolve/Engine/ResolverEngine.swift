@@ -31,7 +31,9 @@ final class ResolverEngine {
     private let cacheStore: CacheFileStore?
     private var flights = SingleFlight<String, ResolveWaiter>()
     private let comparison: SystemComparison?
-    private var keepWarm: [String: Timer] = [:]
+    private var keepWarm: KeepWarmSchedule
+    /// Fires at `keepWarm.nextDue`; made with the first planned fetch.
+    private var keepWarmTimer: Timer?
     private var demotions = ProviderDemotions()
     private var cacheWriteTimer: Timer?
     /// Set as the resolver thread stops: queries still running end without asking further sources.
@@ -50,6 +52,7 @@ final class ResolverEngine {
             : []
         selection = HTTPDNSProviderSelection(providers.isEmpty ? [] : settings.httpdns)
         comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil
+        keepWarm = KeepWarmSchedule(names: settings.preresolve)
     }
 
     /// Runs on the resolver thread once it is up.
@@ -84,7 +87,7 @@ final class ResolverEngine {
     /// A reload replaced this engine: its timers stop, the queries it runs finish (see `isBusy`).
     func retire() {
         cacheWriteTimer?.cancel()
-        for timer in keepWarm.values { timer.cancel() }
+        keepWarmTimer?.cancel()
         keepWarm.removeAll()
     }
 
@@ -289,8 +292,8 @@ final class ResolverEngine {
             }
             return left
         }
-        if settings.preresolve.contains(name) {
-            scheduleKeepWarm(name, secondsLeft: secondsLeft.values.min() ?? 0)
+        if keepWarm.answered(name, secondsLeft: secondsLeft, now: now) != nil {
+            scheduleKeepWarmTimer(now: now)
         }
         if answer.isNegative {
             return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
@@ -308,19 +311,24 @@ final class ResolverEngine {
         return .success(stale)
     }
 
-    /// `preresolve` names are fetched again at the cache's refresh point (75% of their TTL), so a
+    /// `preresolve` names are fetched again at the cache's refresh point (see `KeepWarmSchedule`), so a
     /// request never finds them expired.
-    private func scheduleKeepWarm(_ name: String, secondsLeft: Int64) {
-        let timer = keepWarm[name] ?? Timer(base: base)
-        timer.action = { [unowned self] in resolve(name, waiter: nil) }
-        keepWarm[name] = timer
-        let delay = max(Self.minimumKeepWarmMillis,
-                        Int(secondsLeft) * 1000 * Int(ResolverCache.refreshPointPercent) / 100)
-        timer.schedule(afterMillis: delay)
+    private func fetchDueNames() {
+        let now = ResolverService.nowMillis()
+        for name in keepWarm.due(at: now) {
+            resolve(name, waiter: nil)
+        }
+        scheduleKeepWarmTimer(now: now)
     }
 
-    /// Never re-fetch a preresolved name more often than this, whatever its TTL.
-    private static let minimumKeepWarmMillis = 1_000
+    /// Sets the keep-warm timer for the earliest planned fetch.
+    private func scheduleKeepWarmTimer(now: CacheInstant) {
+        guard let next = keepWarm.nextDue else { return }
+        let timer = keepWarmTimer ?? Timer(base: base)
+        timer.action = { [unowned self] in fetchDueNames() }
+        keepWarmTimer = timer
+        timer.schedule(afterMillis: Int(max(0, next - now)))
+    }
 
     private func count(_ outcome: SourceQueryOutcome, source: String) {
         service.state.withLock { $0.sources.count(outcome, source: source) }
