@@ -278,6 +278,46 @@ extension CacheLookup {
     }
 }
 
+/// A failed refresh is retried at a fixed interval, measured from the last time one was asked for.
+@Suite struct ResolverCacheRefreshRetryTests {
+    let second: Int64 = 1_000
+    let start: CacheInstant = 5_000_000
+    let address = IPAddress("203.0.113.7")!
+
+    func asksForRefresh(_ lookup: CacheLookup) -> Bool {
+        switch lookup {
+        case .refreshDue, .stale(_, _, refresh: true): return true
+        case .fresh, .stale(_, _, refresh: false), .miss: return false
+        }
+    }
+
+    @Test func aRefreshThatKeepsFailingIsAskedForAgainEveryRetryIntervalWithoutGrowing() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 1_000, serveStale: 600))
+        cache.insert([address], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        var asked = start + 75 * second
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: asked)))
+        // Past expiry (100 s) and on into the stale window, the wait stays the same.
+        for _ in 0..<6 {
+            #expect(!asksForRefresh(cache.lookup("a.test", family: .v4, now: asked + ResolverCache.refreshRetryMillis - 1)))
+            asked += ResolverCache.refreshRetryMillis
+            #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: asked)))
+        }
+        #expect(cache.counters.refreshes == 7)
+    }
+
+    @Test func anAnswerThatReplacesTheEntryEndsTheRetryWait() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 1_000, serveStale: 600))
+        cache.insert([address], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 75 * second)))
+        // The refresh succeeds with a short TTL: its own refresh point (7.5 s later) comes before the
+        // retry interval after the last request would have ended, and is not held back by it.
+        cache.insert([address], ttl: 10, for: "a.test", family: .v4, source: "p", now: start + 76 * second)
+        #expect(!asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 83_500 - 1)))
+        #expect(start + 83_500 < start + 75 * second + ResolverCache.refreshRetryMillis)
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 83_500)))
+    }
+}
+
 /// What waiting lookups get when every source failed (RFC 8767 §4).
 @Suite struct ResolverCacheStaleFallbackTests {
     let second: Int64 = 1_000
