@@ -88,9 +88,31 @@ public struct ResolverCache: Sendable {
         return phase(of: answer, at: now) == .gone ? nil : answer
     }
 
-    /// Counts answers served past their TTL because every source failed, one per waiting request.
-    public mutating func countStaleServes(_ count: Int) {
-        counters.staleServes += UInt64(count)
+    /// RFC 8767 §4: when every source failed, what `requests` waiting lookups of `name` are answered with
+    /// rather than an error: the addresses still inside their serve-stale window, marked stale with the
+    /// age of the oldest, and counted as stale serves (one per request). Nil when no family has an address
+    /// left to serve; negative answers are never served this way.
+    public mutating func staleFallback(_ name: String, servedTo requests: Int, now: CacheInstant) -> Resolution? {
+        let usable = AddressFamily.allCases.compactMap { family in peek(name, family: family, now: now).map { (family, $0) } }
+        let positive = usable.filter { !$0.1.isNegative }
+        guard let first = positive.first else { return nil }
+        counters.staleServes += UInt64(requests)
+        let age = positive.map { $0.1.age(at: now) }.max() ?? 0
+        var secondsLeft: [AddressFamily: Int64] = [:]
+        for (family, answer) in usable { secondsLeft[family] = answer.secondsLeft(at: now) }
+        return Resolution(addresses: positive.flatMap { $0.1.addresses },
+                          source: ResolutionSource(cacheLabel: first.1.source),
+                          cache: .stale(ageMillis: age), secondsLeft: secondsLeft)
+    }
+
+    /// How long ago `name`'s addresses were fetched when they are past their TTL but inside the
+    /// serve-stale window (what a lookup would now serve stale), the older family's; nil otherwise.
+    public func staleAge(_ name: String, now: CacheInstant) -> Int64? {
+        AddressFamily.allCases.compactMap { family -> Int64? in
+            guard case .stale(let answer, let age, _) = inspect(name, family: family, now: now),
+                  !answer.isNegative else { return nil }
+            return age
+        }.max()
     }
 
     /// Caches a positive answer, replacing any earlier one; the TTL is clamped to

@@ -277,3 +277,103 @@ extension CacheLookup {
         #expect(cache.peek("d.test", family: .v4, now: 2)?.ttl == 60)
     }
 }
+
+/// A failed refresh is retried at a fixed interval, measured from the last time one was asked for.
+@Suite struct ResolverCacheRefreshRetryTests {
+    let second: Int64 = 1_000
+    let start: CacheInstant = 5_000_000
+    let address = IPAddress("203.0.113.7")!
+
+    func asksForRefresh(_ lookup: CacheLookup) -> Bool {
+        switch lookup {
+        case .refreshDue, .stale(_, _, refresh: true): return true
+        case .fresh, .stale(_, _, refresh: false), .miss: return false
+        }
+    }
+
+    @Test func aRefreshThatKeepsFailingIsAskedForAgainEveryRetryIntervalWithoutGrowing() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 1_000, serveStale: 600))
+        cache.insert([address], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        var asked = start + 75 * second
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: asked)))
+        // Past expiry (100 s) and on into the stale window, the wait stays the same.
+        for _ in 0..<6 {
+            #expect(!asksForRefresh(cache.lookup("a.test", family: .v4, now: asked + ResolverCache.refreshRetryMillis - 1)))
+            asked += ResolverCache.refreshRetryMillis
+            #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: asked)))
+        }
+        #expect(cache.counters.refreshes == 7)
+    }
+
+    @Test func anAnswerThatReplacesTheEntryEndsTheRetryWait() {
+        var cache = ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 1_000, serveStale: 600))
+        cache.insert([address], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 75 * second)))
+        // The refresh succeeds with a short TTL: its own refresh point (7.5 s later) comes before the
+        // retry interval after the last request would have ended, and is not held back by it.
+        cache.insert([address], ttl: 10, for: "a.test", family: .v4, source: "p", now: start + 76 * second)
+        #expect(!asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 83_500 - 1)))
+        #expect(start + 83_500 < start + 75 * second + ResolverCache.refreshRetryMillis)
+        #expect(asksForRefresh(cache.lookup("a.test", family: .v4, now: start + 83_500)))
+    }
+}
+
+/// What waiting lookups get when every source failed (RFC 8767 §4).
+@Suite struct ResolverCacheStaleFallbackTests {
+    let second: Int64 = 1_000
+    let start: CacheInstant = 5_000_000
+    let addressA = IPAddress("203.0.113.7")!
+    let addressV6 = IPAddress("2001:db8::7")!
+
+    func cache(serveStale: UInt32 = 60) -> ResolverCache {
+        ResolverCache(settings: ResolverCacheSettings(minTTL: 1, maxTTL: 1_000, negativeTTL: 20, serveStale: serveStale))
+    }
+
+    @Test func servesAnExpiredAnswerInsideTheServeStaleWindowAndNotAfter() {
+        var cache = cache(serveStale: 60)
+        cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "dns.google", now: start)
+        cache.insert([addressV6], ttl: 100, for: "a.test", family: .v6, source: "dns.google", now: start + 10 * second)
+        let stale = cache.staleFallback("a.test", servedTo: 3, now: start + 130 * second)
+        #expect(stale == Resolution(addresses: [addressA, addressV6], source: .httpdns("dns.google"),
+                                    cache: .stale(ageMillis: 130 * second), secondsLeft: [.v4: -30, .v6: -20]))
+        #expect(cache.counters.staleServes == 3)
+        // The v4 answer's window closed; the v6 one's is still open for ten seconds.
+        #expect(cache.staleFallback("a.test", servedTo: 1, now: start + 160 * second)?.addresses == [addressV6])
+        #expect(cache.staleFallback("a.test", servedTo: 1, now: start + 170 * second) == nil)
+        #expect(cache.counters.staleServes == 4)
+    }
+
+    @Test func servesNothingPastExpiryWhenServeStaleIsZero() {
+        var cache = cache(serveStale: 0)
+        cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        #expect(cache.staleFallback("a.test", servedTo: 1, now: start + 100 * second - 1)?.addresses == [addressA])
+        #expect(cache.staleFallback("a.test", servedTo: 1, now: start + 100 * second) == nil)
+        #expect(cache.counters.staleServes == 1)
+    }
+
+    @Test func neverFallsBackToANegativeAnswerButReportsItsTimeLeft() {
+        var cache = cache()
+        cache.insertNegative(for: "nx.test", family: .v4, source: "p", now: start, nameDoesNotExist: true)
+        cache.insertNegative(for: "nx.test", family: .v6, source: "p", now: start, nameDoesNotExist: true)
+        #expect(cache.staleFallback("nx.test", servedTo: 1, now: start + second) == nil)
+        cache.insert([addressA], ttl: 100, for: "v4.test", family: .v4, source: "p", now: start)
+        cache.insertNegative(for: "v4.test", family: .v6, source: "p", now: start + 100 * second)
+        let stale = cache.staleFallback("v4.test", servedTo: 1, now: start + 110 * second)
+        #expect(stale?.addresses == [addressA])
+        #expect(stale?.secondsLeft == [.v4: -10, .v6: 10])
+        #expect(cache.counters.staleServes == 1)
+    }
+
+    @Test func theStaleAgeIsTheOlderFamilysOnlyWhilePastItsTTL() {
+        var cache = cache(serveStale: 60)
+        cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        cache.insert([addressV6], ttl: 100, for: "a.test", family: .v6, source: "p", now: start + 5 * second)
+        cache.insertNegative(for: "nx.test", family: .v4, source: "p", now: start)
+        #expect(cache.staleAge("a.test", now: start + 100 * second - 1) == nil)
+        #expect(cache.staleAge("a.test", now: start + 102 * second) == 102 * second)
+        #expect(cache.staleAge("a.test", now: start + 162 * second) == 157 * second)
+        #expect(cache.staleAge("a.test", now: start + 165 * second) == nil)
+        #expect(cache.staleAge("nx.test", now: start + 10 * second) == nil)
+        #expect(cache.staleAge("unknown.test", now: start) == nil)
+    }
+}

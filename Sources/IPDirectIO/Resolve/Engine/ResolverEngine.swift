@@ -14,8 +14,9 @@ final class ResolverEngine {
 
     /// One thing to ask, in order.
     private enum Step {
-        /// `domainLimited`: the provider answers only its `domains`, so its negative answer falls through.
-        case provider(HTTPDNSSource, domainLimited: Bool)
+        /// The provider at this index of `providers`. `domainLimited`: the provider answers only its
+        /// `domains`, so its negative answer falls through.
+        case provider(Int, domainLimited: Bool)
         case system
     }
 
@@ -30,7 +31,9 @@ final class ResolverEngine {
     private let cacheStore: CacheFileStore?
     private var flights = SingleFlight<String, ResolveWaiter>()
     private let comparison: SystemComparison?
-    private var keepWarm: [String: Timer] = [:]
+    private var keepWarm: KeepWarmSchedule
+    /// Fires at `keepWarm.nextDue`; made with the first planned fetch.
+    private var keepWarmTimer: Timer?
     private var demotions = ProviderDemotions()
     private var cacheWriteTimer: Timer?
     /// Set as the resolver thread stops: queries still running end without asking further sources.
@@ -49,6 +52,7 @@ final class ResolverEngine {
             : []
         selection = HTTPDNSProviderSelection(providers.isEmpty ? [] : settings.httpdns)
         comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil
+        keepWarm = KeepWarmSchedule(names: settings.preresolve)
     }
 
     /// Runs on the resolver thread once it is up.
@@ -83,7 +87,7 @@ final class ResolverEngine {
     /// A reload replaced this engine: its timers stop, the queries it runs finish (see `isBusy`).
     func retire() {
         cacheWriteTimer?.cancel()
-        for timer in keepWarm.values { timer.cancel() }
+        keepWarmTimer?.cancel()
         keepWarm.removeAll()
     }
 
@@ -127,10 +131,9 @@ final class ResolverEngine {
             case .hosts: return []
             case .httpdns:
                 guard !bypassed else { return [] }
-                let now = ResolverService.nowMillis()
-                let demoted = Set(providers.indices.filter { demotions.isDemoted(providers[$0], now: now) })
+                let demoted = demotions.demoted(now: ResolverService.nowMillis())
                 return selection.order(for: name, demoted: demoted).map { index in
-                    .provider(providers[index], domainLimited: selection.isDomainLimited(index))
+                    .provider(index, domainLimited: selection.isDomainLimited(index))
                 }
             case .system: return system == nil ? [] : [.system]
             }
@@ -150,15 +153,17 @@ final class ResolverEngine {
             return
         }
         switch step {
-        case .provider(let provider, let domainLimited):
+        case .provider(let index, let domainLimited):
+            let provider = providers[index]
             provider.resolve(name) { [unowned self] result in
                 if isStopping {
                     return completion(.failed(reasons: reasons + ["the resolver is stopping"], timedOut: false))
                 }
                 if case .failure(let failure) = result {
-                    demotions.failed(provider, reason: failure.reason, now: ResolverService.nowMillis())
-                } else {
-                    demotions.answered(provider)
+                    let length = demotions.failed(index, now: ResolverService.nowMillis())
+                    Logger.warning("event=httpdns_provider_demoted provider=\(provider.name) for_ms=\(length) reason=\"\(failure.reason)\"")
+                } else if demotions.answered(index) {
+                    Logger.info("event=httpdns_provider_restored provider=\(provider.name)")
                 }
                 switch checked(result, from: provider, name: name) {
                 case .success(let answer) where domainLimited && answer.isNegative:
@@ -253,7 +258,7 @@ final class ResolverEngine {
                 // refreshed again later; nobody was answered, so nothing is counted as served.
                 guard !isStopping else { return }
                 Logger.warning("event=refresh_failed name=\(name) reason=\"\(failure.reasonText)\"")
-                if let age = staleAge(name, now: now) {
+                if let age = service.state.withLock({ $0.cache.staleAge(name, now: now) }) {
                     Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
                 }
                 return
@@ -287,8 +292,8 @@ final class ResolverEngine {
             }
             return left
         }
-        if settings.preresolve.contains(name) {
-            scheduleKeepWarm(name, secondsLeft: secondsLeft.values.min() ?? 0)
+        if keepWarm.answered(name, secondsLeft: secondsLeft, now: now) != nil {
+            scheduleKeepWarmTimer(now: now)
         }
         if answer.isNegative {
             return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
@@ -300,48 +305,30 @@ final class ResolverEngine {
     /// RFC 8767 §4: when every source fails, an answer past its TTL but inside the serve-stale window
     /// is better than none.
     private func staleFallback(_ name: String, now: CacheInstant, servedTo requests: Int) -> Result<Resolution, ResolveFailure>? {
-        let stale = service.state.withLock { state -> [(AddressFamily, CachedAnswer)] in
-            let usable = AddressFamily.allCases.compactMap { family in
-                state.cache.peek(name, family: family, now: now).map { (family, $0) }
-            }
-            if usable.contains(where: { !$0.1.isNegative }) { state.cache.countStaleServes(requests) }
-            return usable
-        }
-        let positive = stale.filter { !$0.1.isNegative }
-        guard let first = positive.first else { return nil }
-        let age = positive.map { $0.1.age(at: now) }.max() ?? 0
-        Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
-        var secondsLeft: [AddressFamily: Int64] = [:]
-        for (family, answer) in stale { secondsLeft[family] = answer.secondsLeft(at: now) }
-        return .success(Resolution(addresses: positive.flatMap { $0.1.addresses },
-                                   source: ResolutionSource(cacheLabel: first.1.source),
-                                   cache: .stale(ageMillis: age), secondsLeft: secondsLeft))
+        let stale = service.state.withLock { $0.cache.staleFallback(name, servedTo: requests, now: now) }
+        guard let stale else { return nil }
+        Logger.warning("event=serve_stale name=\(name) age_ms=\(stale.cache.ageMillis ?? 0) reason=\"every source failed\"")
+        return .success(stale)
     }
 
-    /// The age of `name`'s cached addresses when they are past their TTL (being served stale), else nil.
-    private func staleAge(_ name: String, now: CacheInstant) -> Int64? {
-        service.state.withLock { state in
-            AddressFamily.allCases.compactMap { family -> Int64? in
-                guard case .stale(let answer, let age, _) = state.cache.inspect(name, family: family, now: now),
-                      !answer.isNegative else { return nil }
-                return age
-            }.max()
-        }
-    }
-
-    /// `preresolve` names are fetched again at the cache's refresh point (75% of their TTL), so a
+    /// `preresolve` names are fetched again at the cache's refresh point (see `KeepWarmSchedule`), so a
     /// request never finds them expired.
-    private func scheduleKeepWarm(_ name: String, secondsLeft: Int64) {
-        let timer = keepWarm[name] ?? Timer(base: base)
-        timer.action = { [unowned self] in resolve(name, waiter: nil) }
-        keepWarm[name] = timer
-        let delay = max(Self.minimumKeepWarmMillis,
-                        Int(secondsLeft) * 1000 * Int(ResolverCache.refreshPointPercent) / 100)
-        timer.schedule(afterMillis: delay)
+    private func fetchDueNames() {
+        let now = ResolverService.nowMillis()
+        for name in keepWarm.due(at: now) {
+            resolve(name, waiter: nil)
+        }
+        scheduleKeepWarmTimer(now: now)
     }
 
-    /// Never re-fetch a preresolved name more often than this, whatever its TTL.
-    private static let minimumKeepWarmMillis = 1_000
+    /// Sets the keep-warm timer for the earliest planned fetch.
+    private func scheduleKeepWarmTimer(now: CacheInstant) {
+        guard let next = keepWarm.nextDue else { return }
+        let timer = keepWarmTimer ?? Timer(base: base)
+        timer.action = { [unowned self] in fetchDueNames() }
+        keepWarmTimer = timer
+        timer.schedule(afterMillis: Int(max(0, next - now)))
+    }
 
     private func count(_ outcome: SourceQueryOutcome, source: String) {
         service.state.withLock { $0.sources.count(outcome, source: source) }
