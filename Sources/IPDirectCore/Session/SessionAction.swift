@@ -75,7 +75,7 @@ public enum UpstreamEnd: Sendable, Equatable {
 /// What a client session asks its driver to do. Actions run in order; one that may report an event
 /// back at once (a lookup answered from the cache, a pump that finishes the exchange) comes last in
 /// its list, so no later action runs against a state that has moved on.
-public enum SessionAction: Sendable, Equatable {
+public enum SessionAction: Equatable {
     /// Writes bytes the proxy made (an error answer, "200 Connection Established", a 1xx or 101 head,
     /// the PAC file) to the client.
     case sendToClient([UInt8])

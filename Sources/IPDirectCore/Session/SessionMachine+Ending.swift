@@ -9,7 +9,7 @@ extension SessionMachine {
     /// Answers the current request with an error made by the proxy itself. The client connection stays
     /// open only when the request was well framed and fully read.
     mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        var exchange = state.exchange ?? .unparsed(at: now)
+        let exchange = state.exchange ?? .unparsed(at: now)
         let malformed = error.kind == .httpRequestError && error.status != 403
         let persistence = ResponsePersistence.lengthDelimited(
             clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
@@ -29,7 +29,10 @@ extension SessionMachine {
     /// nil when there is none), and read the next request or close.
     mutating func finish(_ exchange: Exchange, closeClientAfter: Bool, releasing reusable: Bool?,
                          _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        var actions: [SessionAction] = [.log(exchange)]
+        var actions: [SessionAction] = []
+        // One allocation for the whole list: this runs once per request.
+        actions.reserveCapacity(5)
+        actions.append(.log(exchange))
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
@@ -75,31 +78,9 @@ extension SessionMachine {
         return close()
     }
 
-    private mutating func setNote(_ note: String, onlyIfEmpty: Bool) {
-        switch state {
-        case .servingPAC(var exchange, let headOnly):
-            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
-            exchange.note = note
-            state = .servingPAC(exchange, headOnly: headOnly)
-        case .resolving(var exchange):
-            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
-            exchange.note = note
-            state = .resolving(exchange)
-        case .connecting(var exchange, let failure):
-            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
-            exchange.note = note
-            state = .connecting(exchange, lookupFailure: failure)
-        case .forwarding(var exchange, let forwarding):
-            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
-            exchange.note = note
-            state = .forwarding(exchange, forwarding)
-        case .tunneling(var exchange, let link, let tracker):
-            guard !onlyIfEmpty || exchange.note.isEmpty else { return }
-            exchange.note = note
-            state = .tunneling(exchange, link, tracker)
-        case .readingHead, .flushing, .lingering, .closed:
-            break
-        }
+    private func setNote(_ note: String, onlyIfEmpty: Bool) {
+        guard let exchange = state.exchange, !onlyIfEmpty || exchange.note.isEmpty else { return }
+        exchange.note = note
     }
 
     // MARK: - Events from the sockets and the timer
@@ -142,7 +123,7 @@ extension SessionMachine {
             tracker.sourceClosed(.toClient)
             state = .tunneling(exchange, link, tracker)
             return [.relay(from: .upstream)]
-        case .forwarding(var exchange, var forwarding):
+        case .forwarding(let exchange, var forwarding):
             forwarding.upstream.readClosed = true
             state = .forwarding(exchange, forwarding)
             let address = forwarding.upstream.address

@@ -21,7 +21,7 @@ extension SessionMachine {
     /// once this returns): an interim one passes on, a final one starts the body, a 101 a tunnel.
     public mutating func responseHeadReceived(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer,
                                               _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(var exchange, var forwarding) = state,
+        guard case .forwarding(let exchange, var forwarding) = state,
               case .awaitingHead(let interim, _) = forwarding.response else { return [] }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         var actions: [SessionAction] = []
@@ -86,7 +86,7 @@ extension SessionMachine {
     /// The driver moved response body bytes to the client; `progress` is where the body stands now.
     public mutating func responseBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                             _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(var exchange, var forwarding) = state,
+        guard case .forwarding(let exchange, var forwarding) = state,
               case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else { return [] }
         exchange.bytesToClient += moved
         var progress = progress

@@ -10,7 +10,7 @@ extension SessionMachine {
     /// The driver relayed `moved` bytes read from `source` (possibly none, after an EOF).
     public mutating func tunnelRelayed(from source: SessionSide, moved: Int, _ levels: BufferLevels,
                                        now: Int64) -> [SessionAction] {
-        guard case .tunneling(var exchange, let link, let tracker) = state else { return [] }
+        guard case .tunneling(let exchange, let link, let tracker) = state else { return [] }
         var actions: [SessionAction] = []
         if moved > 0 {
             deadline.noteActivity(now: now)

@@ -2,7 +2,7 @@
 /// module) reports what happened on the sockets, the resolver and the connector, with the time and the
 /// buffer levels; each event returns what to do. Requests on one connection are served strictly in
 /// order, so pipelined requests are answered in order; bytes never pass through here.
-public struct SessionMachine: Sendable {
+public struct SessionMachine {
     public internal(set) var state: SessionState = .readingHead
     public let rules: SessionRules
     public internal(set) var deadline = SessionDeadline()
@@ -75,12 +75,12 @@ public struct SessionMachine: Sendable {
                                       now: Int64) -> [SessionAction] {
         guard state == .readingHead else { return [] }
         let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
-        var exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
+        let exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
                                 keepAlive: head.keepAlive, upgradeRequested: false, clientVersion: head.version,
                                 startMicros: now)
         exchange.bytesFromClient = UInt64(head.headLength)
         exchange.requestBody = BodyProgress(head.framing)
-        var actions = [deadline.cancel()]
+        var actions: [SessionAction] = [deadline.cancel()]
         switch head.target {
         case .authority(let host, let port):
             exchange.host = host
@@ -128,8 +128,8 @@ public struct SessionMachine: Sendable {
         }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
         // a changed answer or ranking moves keep-alive traffic too.
-        actions += beginResolving(exchange, now: now)
-        return actions
+        exchange.resolveStartMicros = now
+        return [actions[0], .resolve(host: exchange.host)]
     }
 
     /// GET or HEAD of `/proxy.pac`, with or without a query.
@@ -142,7 +142,7 @@ public struct SessionMachine: Sendable {
     /// The address the client reached, to name in the PAC file (a listener on 0.0.0.0 is named by the
     /// address the client used); nil when the socket cannot tell.
     public mutating func listenerAddressKnown(_ address: SocketAddress?, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .servingPAC(var exchange, let headOnly) = state else { return [] }
+        guard case .servingPAC(let exchange, let headOnly) = state else { return [] }
         guard let address else {
             return respond(with: ProxyError(status: 500, kind: .proxyInternalError,
                                             details: "cannot tell which address this connection arrived on"),
@@ -164,7 +164,6 @@ public struct SessionMachine: Sendable {
     // MARK: - Resolving and connecting
 
     mutating func beginResolving(_ exchange: Exchange, now: Int64) -> [SessionAction] {
-        var exchange = exchange
         exchange.resolveStartMicros = now
         state = .resolving(exchange)
         return [.resolve(host: exchange.host)]
@@ -173,7 +172,7 @@ public struct SessionMachine: Sendable {
     /// The lookup ended.
     public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
                                   now: Int64) -> [SessionAction] {
-        guard case .resolving(var exchange) = state else { return [] }
+        guard case .resolving(let exchange) = state else { return [] }
         exchange.resolveMicros = now - exchange.resolveStartMicros
         exchange.resolveFinished = true
         switch result {
@@ -206,7 +205,7 @@ public struct SessionMachine: Sendable {
 
     /// Every address failed (the error names each attempt).
     public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .connecting(var exchange, _) = state else { return [] }
+        guard case .connecting(let exchange, _) = state else { return [] }
         exchange.connectAttempts = attempts
         exchange.connectMicros = now - exchange.connectStartMicros
         exchange.connectFinished = true
@@ -222,7 +221,7 @@ public struct SessionMachine: Sendable {
 
     /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
     public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction] {
-        guard case .connecting(var exchange, let lookupFailure) = state else { return [] }
+        guard case .connecting(let exchange, let lookupFailure) = state else { return [] }
         exchange.upstreamAddress = link.address
         switch arrival {
         case .pooled(let rank):
@@ -258,7 +257,7 @@ public struct SessionMachine: Sendable {
     /// The driver moved request body bytes upstream; `progress` is where the body stands now.
     public mutating func requestBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                            _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(var exchange, let forwarding) = state else { return [] }
+        guard case .forwarding(let exchange, let forwarding) = state else { return [] }
         exchange.requestBody = progress
         exchange.bytesFromClient += moved
         state = .forwarding(exchange, forwarding)
@@ -272,9 +271,7 @@ public struct SessionMachine: Sendable {
                 // the client's pace, not a silent server.
                 exchange.responseTimeoutArmed = true
                 exchange.requestSentMicros = now
-                state = .forwarding(exchange, forwarding)
-                actions.append(deadline.cancel())
-                actions.append(.armResponseTimeout(millis: rules.proxy.responseTimeoutMs))
+                actions = [deadline.cancel(), .armResponseTimeout(millis: rules.proxy.responseTimeoutMs)]
             }
         } else {
             if moved > 0 { deadline.noteActivity(now: now) }

@@ -1,5 +1,5 @@
 /// Where a client session is, and what it owns there.
-public enum SessionState: Sendable, Equatable {
+public enum SessionState: Equatable {
     /// Waiting for a complete request head; next: resolving, the PAC file, an error answer, or closing.
     case readingHead
     /// The PAC file asked for: waiting to learn which listener address the client reached; next: reading the next head or closing.
@@ -24,7 +24,7 @@ public enum SessionState: Sendable, Equatable {
 }
 
 /// The upstream half of a forwarded exchange.
-public struct Forwarding: Sendable, Equatable {
+public struct Forwarding: Equatable {
     public var upstream: UpstreamLink
     public var response: ResponsePhase
 }

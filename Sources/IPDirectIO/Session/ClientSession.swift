@@ -206,7 +206,7 @@ final class ClientSession {
     }
 
     func logExchange(_ exchange: Exchange) {
-        var record = exchange
+        let record = exchange
         if let splice {
             record.bytesFromClient += splice.bytesToUpstream
             record.bytesToClient += splice.bytesToClient

@@ -41,7 +41,7 @@ import Testing
         #expect(actions.sentText.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
         #expect(actions.sentText.contains("error=http_request_denied"))
         #expect(!actions.contains(.resolve(host: "a.test")))
-        #expect(actions.suffix(2) == [.cancelTimer, .flushClient])
+        #expect(Array(actions.suffix(2)) == [.cancelTimer, .flushClient])
         #expect(script.machine.phase == .flushing)
     }
 

@@ -46,7 +46,7 @@ import Testing
         #expect(actions[6] == [])
         #expect(actions[7] == [.pumpResponseBody])
         #expect(actions[8].contains(.releaseUpstream(reusable: false)))
-        #expect(actions[8].suffix(2) == [.cancelTimer, .flushClient])
+        #expect(Array(actions[8].suffix(2)) == [.cancelTimer, .flushClient])
     }
 
     @Test func aServerThatClosesItsConnectionEndsTheClientsToo() {
@@ -132,7 +132,7 @@ import Testing
         #expect(actions[3].forwardedRequest?.contains("Upgrade: websocket\r\n") == true)
         #expect(actions[5].sentText.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
         #expect(actions[5].sentText.contains("Upgrade: websocket\r\n"))
-        #expect(actions[5].suffix(2) == [.armTimer(millis: 300_000), .startTunnel])
+        #expect(Array(actions[5].suffix(2)) == [.armTimer(millis: 300_000), .startTunnel])
         #expect(script.machine.phase == .tunneling)
     }
 
@@ -251,6 +251,44 @@ import Testing
         let actions = script.run(SessionScript.sentGet + [.clientFIN, .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
         #expect(actions[5] == [.pumpRequestBody])
         #expect(actions[6].forwardedResponse?.contains("Connection: close\r\n") == true)
-        #expect(actions[7].suffix(2) == [.cancelTimer, .flushClient])
+        #expect(Array(actions[7].suffix(2)) == [.cancelTimer, .flushClient])
+    }
+
+    @Test func aContinueForAnUploadThatWaitsForItReachesTheClientBeforeTheBody() {
+        var script = SessionScript()
+        let head = "POST http://a.test/upload HTTP/1.1\r\nHost: a.test\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n"
+        let actions = script.run([.start, .head(head), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.remaining(4), moved: 0),
+                                  .responseHead("HTTP/1.1 100 Continue\r\n\r\n"),
+                                  .requestPumped(.complete, moved: 4), .responseHead(Heads.ok(length: 0)),
+                                  .responsePumped(.complete, moved: 0)])
+        #expect(actions[3].forwardedRequest?.contains("Expect: 100-continue\r\n") == true)
+        #expect(actions[5].sentText == "HTTP/1.1 100 Continue\r\nVia: 1.1 ipdirect\r\n\r\n")
+        #expect(actions[6] == [.cancelTimer, .armResponseTimeout(millis: 60_000)])
+        #expect(actions[8].logged?.status == 200)
+        #expect(actions[8].last == .readNextRequest)
+    }
+
+    @Test func pipelinedRequestsAreAnsweredOneAfterAnotherOnTheSameConnection() {
+        var script = SessionScript()
+        let first = script.all(SessionScript.sentGet + [.buffers(BufferLevels(clientInput: 60)),
+                                                        .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
+        #expect(first.last == .readNextRequest)
+        let second = script.run([.buffers(BufferLevels()), .head(Heads.get("http://a.test/y")), .resolved(["203.0.113.7"]),
+                                 .pooled, .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
+                                 .responsePumped(.complete, moved: 5)])
+        #expect(second[1] == [.cancelTimer, .resolve(host: "a.test")])
+        #expect(second[3].forwardedRequest?.hasPrefix("GET /y HTTP/1.1\r\n") == true)
+        #expect(second[6].logged?.source == "pool")
+        #expect(second[6].logged?.method == "GET")
+        #expect(first.logged != second[6].logged)
+    }
+
+    @Test func aClientThatStopsReadingIsCutAtTheWriteTimeout() {
+        var script = SessionScript()
+        let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok(length: 1 << 20)),
+                                                          .clientError("timed out")])
+        #expect(actions.logged?.note == "client timed out during streaming_response")
+        #expect(actions.last == .close)
     }
 }

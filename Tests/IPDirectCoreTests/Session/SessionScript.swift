@@ -144,7 +144,7 @@ struct SessionScript {
 }
 
 /// Reading actions in assertions.
-extension Array where Element == SessionAction {
+extension Sequence where Element == SessionAction {
     /// Everything sent to the client, as text.
     var sentText: String {
         var bytes: [UInt8] = []
