@@ -1,3 +1,10 @@
+/// The protocol a client connection speaks; the first byte tells (0x05, 0x04, anything else HTTP).
+public enum SessionFrontEnd: Sendable, Equatable {
+    case http
+    case socks5
+    case socks4
+}
+
 /// What a session knows about the request it is serving: where it goes, how far it got, and the
 /// figures for its access-log line.
 ///

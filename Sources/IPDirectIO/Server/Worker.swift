@@ -107,7 +107,8 @@ final class Worker {
     }
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
-        let peer = address.flatMap { SocketAddress(sockaddr: $0) }?.description ?? "-"
+        let peerAddress = address.flatMap { SocketAddress(sockaddr: $0) }
+        let peer = peerAddress?.description ?? "-"
         guard gate.tryEnter() else {
             let refusal = ProxyError(status: 503, kind: .connectionLimitReached,
                                      details: "connection limit reached (proxy.max_connections = \(gate.limit))")
@@ -125,7 +126,8 @@ final class Worker {
             return
         }
         nextSessionNumber += 1
-        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer)
+        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer,
+                                    peerAddress: peerAddress)
         sessions[ObjectIdentifier(session)] = session
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         session.start()
