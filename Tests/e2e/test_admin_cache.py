@@ -2,6 +2,7 @@
 
 import requests
 
+from harness.ipdirect_proxy import ADMIN_MARKER
 from harness.ports import LOOPBACK
 from harness.resolution_checks import fetch, start_resolving
 
@@ -19,7 +20,8 @@ def admin_get(own, path: str) -> dict:
 
 
 def flush(own, query: str = "") -> int:
-    response = requests.post(own.admin_url("/cache/flush" + query), timeout=ADMIN_TIMEOUT_SECONDS)
+    response = requests.post(own.admin_url("/cache/flush" + query), headers=ADMIN_MARKER,
+                             timeout=ADMIN_TIMEOUT_SECONDS)
     assert response.status_code == 200, response.text
     return response.json()["flushed"]
 

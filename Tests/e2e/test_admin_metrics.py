@@ -9,7 +9,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.certificates import EXPIRED_HOST_NAME
-from harness.ipdirect_proxy import ConfigAdditions, ipdirect_binary, ipdirect_config_text
+from harness.ipdirect_proxy import ADMIN_MARKER, ConfigAdditions, ipdirect_binary, ipdirect_config_text
 from harness.ports import LOOPBACK
 from harness.resolution_checks import NO_POOLING, fetch
 
@@ -129,20 +129,22 @@ def test_admin_errors_are_404_405_and_400(own):
         assert admin.get(own.admin_url("/healthz"), timeout=ADMIN_TIMEOUT_SECONDS).text == "ok\n"
         missing = admin.get(own.admin_url("/nope"), timeout=ADMIN_TIMEOUT_SECONDS)
         assert missing.status_code == 404
-        wrong = admin.post(own.admin_url("/metrics"), timeout=ADMIN_TIMEOUT_SECONDS)
+        wrong = admin.post(own.admin_url("/metrics"), headers=ADMIN_MARKER, timeout=ADMIN_TIMEOUT_SECONDS)
         assert (wrong.status_code, wrong.headers["Allow"]) == (405, "GET, HEAD")
         assert admin.get(own.admin_url("/cache/flush"), timeout=ADMIN_TIMEOUT_SECONDS).status_code == 405
         assert admin.get(own.admin_url("/resolve"), timeout=ADMIN_TIMEOUT_SECONDS).status_code == 400
-        with_body = admin.post(own.admin_url("/cache/flush"), data=b"x", timeout=ADMIN_TIMEOUT_SECONDS)
+        with_body = admin.post(own.admin_url("/cache/flush"), data=b"x", headers=ADMIN_MARKER,
+                               timeout=ADMIN_TIMEOUT_SECONDS)
         assert with_body.status_code == 400
         head = admin.head(own.admin_url("/metrics"), timeout=ADMIN_TIMEOUT_SECONDS)
         assert head.status_code == 200 and head.content == b"" and int(head.headers["Content-Length"]) > 0
 
 
 def test_admin_connection_is_kept_alive_across_requests(own):
-    with socket.create_connection(("127.0.0.1", own.admin_port), timeout=ADMIN_TIMEOUT_SECONDS) as client:
-        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n"
-                       b"Connection: close\r\n\r\n")
+    host = f"Host: {LOOPBACK}:{own.admin_port}\r\n"
+    with socket.create_connection((LOOPBACK, own.admin_port), timeout=ADMIN_TIMEOUT_SECONDS) as client:
+        client.sendall(f"GET /healthz HTTP/1.1\r\n{host}\r\nGET /healthz HTTP/1.1\r\n{host}"
+                       f"Connection: close\r\n\r\n".encode())
         received = b""
         while chunk := client.recv(4096):
             received += chunk

@@ -59,6 +59,7 @@ public struct AdminResponse: Sendable, Equatable {
         switch status {
         case 200: return "OK"
         case 405: return "Method Not Allowed"
+        case 421: return "Misdirected Request"
         default: return ProxyError.reasonPhrase(status)
         }
     }

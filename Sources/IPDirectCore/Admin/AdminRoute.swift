@@ -38,10 +38,9 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     /// GET routes take HEAD too (RFC 9110 §9.3.2).
     public init(method: HTTPMethod, target: String) {
         let (path, query) = Self.split(target)
-        let readOnly = method == .get || method == .head
         switch path {
         case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams":
-            guard readOnly else {
+            guard Self.isRead(method) else {
                 self = .methodNotAllowed(allowed: "GET, HEAD")
                 return
             }
@@ -68,6 +67,11 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         default:
             self = Self.resolveRoute(query)
         }
+    }
+
+    /// GET and HEAD: the methods of the routes that change nothing. Every other method changes state here.
+    public static func isRead(_ method: HTTPMethod) -> Bool {
+        method == .get || method == .head
     }
 
     private static func resolveRoute(_ query: [String: String]) -> AdminRoute {

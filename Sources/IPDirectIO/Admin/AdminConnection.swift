@@ -3,7 +3,8 @@ import Glibc
 import IPDirectCore
 
 /// One connection to the admin listener: strict HTTP/1.1 heads (the proxy's own parser), origin-form
-/// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn).
+/// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn). Requests
+/// a web page may have sent are refused before they are routed (`AdminRefusal`).
 final class AdminConnection {
     /// An admin request is a request line and a few fields; anything larger is refused with 431 (414 when the
     /// request line alone does not fit).
@@ -14,15 +15,18 @@ final class AdminConnection {
     unowned let server: AdminServer
     let bev: OpaquePointer
     let peer: String
+    /// The names this connection's requests may give the listener in Host and Origin.
+    let authority: AdminAuthority
     /// The `/resolve` lookup in flight; later requests on this connection wait for it.
     private var pending: ResolveHandle?
     private var closeAfterWrite = false
     private var closed = false
 
-    init(server: AdminServer, bev: OpaquePointer, peer: String) {
+    init(server: AdminServer, bev: OpaquePointer, peer: String, authority: AdminAuthority) {
         self.server = server
         self.bev = bev
         self.peer = peer
+        self.authority = authority
     }
 
     private var input: OpaquePointer { bufferevent_get_input(bev) }
@@ -70,13 +74,22 @@ final class AdminConnection {
                 return send(.text(failure.status, failure.reason), method: "-", target: "-", persistence: .close, headOnly: false)
             case .complete(let head):
                 let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
-                guard case .origin(let range) = head.target else {
-                    evbuffer_drain(input, head.headLength)
+                let fields = AdminRequestFields(head, in: bytes)
+                let originTarget: String?
+                if case .origin(let range) = head.target {
+                    originTarget = String(decoding: bytes[range], as: UTF8.self)
+                } else {
+                    originTarget = nil
+                }
+                evbuffer_drain(input, head.headLength)
+                if let refusal = AdminRefusal(method: head.method, fields: fields, authority: authority) {
+                    return refuse(refusal, method: method, target: originTarget ?? "\(head.target)",
+                                  headOnly: head.method == .head)
+                }
+                guard let target = originTarget else {
                     return send(.text(400, "admin requests use origin-form targets such as /metrics"),
                                 method: method, target: "\(head.target)", persistence: .close, headOnly: false)
                 }
-                let target = String(decoding: bytes[range], as: UTF8.self)
-                evbuffer_drain(input, head.headLength)
                 switch head.framing {
                 case .none, .contentLength(0): break
                 case .contentLength, .chunked:
@@ -89,6 +102,14 @@ final class AdminConnection {
                        persistence: persistence, headOnly: head.method == .head)
             }
         }
+    }
+
+    /// Logged above debug: a refusal most often means a web page tried the admin API. The connection is
+    /// closed after it, so a body the request came with is never read as the next request.
+    private func refuse(_ refusal: AdminRefusal, method: String, target: String, headOnly: Bool) {
+        let response = refusal.response
+        Logger.warning("event=admin_request_refused client=\(peer) method=\(method) target=\(target) status=\(response.status) reason=\(refusal)")
+        send(response, method: method, target: target, persistence: .close, headOnly: headOnly)
     }
 
     private func answer(_ route: AdminRoute, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {

@@ -17,6 +17,9 @@ final class AdminServer: @unchecked Sendable {
     private(set) var resolver: ResolverChain
     private let mailbox: LoopMailbox
     private let sockets: [ListeningSocket]
+    /// The addresses the listening sockets are bound to, with the port the kernel chose for port 0: the
+    /// names a request's Host may use, besides loopback names and the address a connection arrived on.
+    private let boundAddresses: [SocketAddress]
     private let registry: MetricsRegistry
     private let service: ResolverService
     private let health: UpstreamHealth?
@@ -27,6 +30,7 @@ final class AdminServer: @unchecked Sendable {
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
          resolverService: ResolverService, health: UpstreamHealth? = nil) throws(StartupError) {
         self.sockets = sockets
+        boundAddresses = sockets.map { SocketAddress(localOf: $0.fd) ?? $0.address }
         self.health = health
         self.registry = registry
         service = resolverService
@@ -83,11 +87,14 @@ final class AdminServer: @unchecked Sendable {
             Glibc.close(fd)
             return
         }
-        guard let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        // A wildcard listener is named by the address the connection arrived on.
+        guard let local = SocketAddress(localOf: fd),
+              let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             Glibc.close(fd)
             return
         }
-        let connection = AdminConnection(server: self, bev: bev, peer: peer)
+        let authority = AdminAuthority(listening: boundAddresses, arrivedOn: local)
+        let connection = AdminConnection(server: self, bev: bev, peer: peer, authority: authority)
         connections[ObjectIdentifier(connection)] = connection
         connection.start()
     }

@@ -46,4 +46,18 @@ extension SocketAddress {
             return nil
         }
     }
+
+    /// The local address a socket is bound to or a connection arrived on (getsockname); nil when the
+    /// descriptor has none of IPv4 or IPv6.
+    init?(localOf fd: Int32) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                getsockname(fd, address, &length) == 0 ? SocketAddress(sockaddr: address) : nil
+            }
+        }
+        guard let found else { return nil }
+        self = found
+    }
 }

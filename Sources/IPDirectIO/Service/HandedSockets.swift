@@ -15,7 +15,7 @@ enum HandedSockets {
             guard isListeningStream(socket.fd) else {
                 throw StartupError("handed descriptor \(label) is not a listening TCP socket")
             }
-            guard let address = localAddress(of: socket.fd) else {
+            guard let address = SocketAddress(localOf: socket.fd) else {
                 throw StartupError("handed descriptor \(label) is not bound to an IPv4 or IPv6 address")
             }
             // Workers accept without blocking, and the socket is ours alone from now on.
@@ -33,15 +33,5 @@ enum HandedSockets {
         guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else { return false }
         length = socklen_t(MemoryLayout<Int32>.size)
         return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 && accepting != 0
-    }
-
-    private static func localAddress(of fd: Int32) -> SocketAddress? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                getsockname(fd, address, &length) == 0 ? SocketAddress(sockaddr: address) : nil
-            }
-        }
     }
 }

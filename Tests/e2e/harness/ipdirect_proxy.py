@@ -18,6 +18,9 @@ from .proxy_under_test import ProxyUnderTest
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_BINARY = REPO_ROOT / ".build" / "debug" / "ipdirect"
 START_ATTEMPTS = 3
+# The field every admin request that changes state (anything but GET and HEAD) must carry: a web page cannot
+# send it without a CORS preflight, which the admin API never grants.
+ADMIN_MARKER = {"X-IPDirect-Admin": "1"}
 
 
 def ipdirect_binary() -> Path:
