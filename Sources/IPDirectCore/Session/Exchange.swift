@@ -20,6 +20,10 @@ public final class Exchange: Equatable {
     @exclusivity(unchecked) public var host: String
     @exclusivity(unchecked) public var port: UInt16
     @exclusivity(unchecked) public var isConnect: Bool
+    /// The protocol the client spoke: an HTTP request, or a SOCKS5 / SOCKS4 CONNECT.
+    @exclusivity(unchecked) public var frontEnd: SessionFrontEnd = .http
+    /// The name the client authenticated as, when `[access] auth_file` asks for credentials.
+    @exclusivity(unchecked) public var user: String?
     /// What the request asked for (`RequestHead.keepAlive`); whether the connection persists also depends
     /// on the response (`ResponsePersistence`).
     @exclusivity(unchecked) public var keepAlive: Bool
