@@ -40,13 +40,17 @@ extension SessionMachine {
                 exchange.status = 407
                 exchange.note = "SOCKS5 credentials for user \(AccessLogRecord.token(user)) were refused"
                 state = .socks(exchange, .credentials)
-                var actions: [SessionAction] = [.sendToClient(SOCKS5Credentials.reply(accepted: false))]
+                let reply = SOCKS5Credentials.reply(accepted: false)
+                exchange.bytesToClient += UInt64(reply.count)
+                var actions: [SessionAction] = [.sendToClient(reply)]
                 actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
                 return actions
             }
             exchange.user = user
             state = .socks(exchange, .request)
-            return [.sendToClient(SOCKS5Credentials.reply(accepted: true)), .readNextRequest]
+            let reply = SOCKS5Credentials.reply(accepted: true)
+            exchange.bytesToClient += UInt64(reply.count)
+            return [.sendToClient(reply), .readNextRequest]
         }
     }
 }

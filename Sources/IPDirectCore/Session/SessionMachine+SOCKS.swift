@@ -93,12 +93,16 @@ extension SessionMachine {
             exchange.status = 407
             exchange.note = requiresAuthentication ? "socks5 client offered no username/password method"
                                                    : "socks5 client offered no method without authentication"
-            actions.append(.sendToClient(SOCKS5Greeting.reply(method: .noAcceptable)))
+            let reply = SOCKS5Greeting.reply(method: .noAcceptable)
+            exchange.bytesToClient += UInt64(reply.count)
+            actions.append(.sendToClient(reply))
             actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
             return actions
         }
         state = .socks(exchange, method == .usernamePassword ? .credentials : .request)
-        actions.append(.sendToClient(SOCKS5Greeting.reply(method: method)))
+        let reply = SOCKS5Greeting.reply(method: method)
+        exchange.bytesToClient += UInt64(reply.count)
+        actions.append(.sendToClient(reply))
         actions.append(.readNextRequest)
         return actions
     }

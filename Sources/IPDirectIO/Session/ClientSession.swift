@@ -42,7 +42,8 @@ final class ClientSession {
 
     init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String, peerAddress: SocketAddress?) {
         self.worker = worker
-        configuration = worker.connectionSettings
+        let configuration = worker.connectionSettings
+        self.configuration = configuration
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
         machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
                                  requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
