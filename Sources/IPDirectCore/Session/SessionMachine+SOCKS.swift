@@ -7,7 +7,7 @@ extension SessionMachine {
     public static let maxSOCKSMessageBytes = 8 + 256 + 256
 
     /// A SOCKS version byte can start a connection only before any HTTP request on it.
-    public var mayStartSOCKS: Bool { state == .readingHead && !protocolChosen }
+    public var mayStartSOCKS: Bool { !protocolChosen && state == .readingHead }
 
     /// The connection's first byte is a SOCKS version (5 or 4).
     public mutating func socksStarted(version: UInt8, now: Int64) -> [SessionAction] {

@@ -13,11 +13,12 @@ extension ClientSession {
         parsingInput = true
         defer { parsingInput = false }
         while !isClosed {
-            if machine.phase == .socksNegotiation {
+            let phase = machine.phase
+            if phase == .socksNegotiation {
                 guard readSOCKSInput() else { return }
                 continue
             }
-            guard machine.phase == .readingHead else { return }
+            guard phase == .readingHead else { return }
             // Answers the proxy makes itself must not pile up behind a client that does not read them.
             if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
                 bufferevent_disable(client, Int16(EV_READ))
