@@ -134,10 +134,7 @@ class Environment:
         config = self.render("tinyproxy.conf.in", f"tinyproxy/{name}.conf", TINYPROXY_PORT=port)
         resolv_conf = (self._write(f"tinyproxy/{name}-resolv.conf", f"nameserver {nameserver}\n") if nameserver
                        else os.path.join(self.run_dir, "resolv.conf"))
-        # unshare without --fork execs, so the pid we hold is tinyproxy's own.
-        script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
-        argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "tinyproxy-namespace",
-                os.path.join(self.run_dir, "hosts"), resolv_conf, "tinyproxy", "-d", "-c", config]
+        argv = self._with_private_hosts(["tinyproxy", "-d", "-c", config], resolv_conf)
         return Daemon(name, argv, port, self.log(f"{name}.out"))
 
     def squid(self, variant="", persistent_upstream_connections=True, nameserver=DEAD_NAMESERVER):
@@ -149,6 +146,15 @@ class Environment:
         config = self.render("squid.conf.in", f"squid/{name}.conf", SQUID_PORT=port, DNS_NAMESERVER=nameserver,
                              SERVER_PERSISTENT_CONNECTIONS="on" if persistent_upstream_connections else "off")
         return Daemon(name, ["squid", "-N", "-f", config], port, self.log(f"{name}.out"))
+
+    def _with_private_hosts(self, argv, resolv_conf=None):
+        """`argv` run in a mount namespace of its own whose /etc/hosts is the run's hosts file and whose
+        /etc/resolv.conf is `resolv_conf` (by default the run's one, naming a DNS server that is not there).
+        unshare without --fork execs, and so does the shell, so the pid the Daemon holds is the server's own."""
+        script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "private-hosts",
+                os.path.join(self.run_dir, "hosts"), resolv_conf or os.path.join(self.run_dir, "resolv.conf"),
+                *argv]
 
     def _write(self, relative, text):
         path = os.path.join(self.run_dir, relative)
