@@ -59,7 +59,13 @@ class TargetResult:
 
 def measure_target(target, environment, settings, log):
     result = TargetResult(target.name)
-    _measure_http_proxy(target, result, environment, settings, log)
+    if target.speaks_http_proxy:
+        _measure_http_proxy(target, result, environment, settings, log)
+    else:
+        result.cannot[HTTP_PROXY] = "a SOCKS server only: no HTTP proxy requests, no CONNECT"
+        target.restart()
+        time.sleep(idle.SETTLE_SECONDS)
+        result.start_rss_kib = target.daemon.rss_kib()
     _measure_socks_tunnel(target, result, environment, log)
     if not target.daemon.is_running():
         result.problems.append(f"{target.name} exited during the run; see {os.path.basename(target.daemon.log_path)}")
