@@ -21,11 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // libevent, OpenSSL and c-ares in ONE module: two modules disagree on glibc's fd_set.
+        // libevent, OpenSSL, c-ares, nghttp2 and libcrypt in ONE module: two modules disagree on glibc's fd_set.
         .systemLibrary(
             name: "CEvent",
             pkgConfig: "libevent_openssl",
-            providers: [.apt(["libevent-dev", "libssl-dev", "libc-ares-dev", "libnghttp2-dev"])]
+            providers: [.apt(["libevent-dev", "libssl-dev", "libc-ares-dev", "libnghttp2-dev", "libcrypt-dev"])]
         ),
         // Pure Swift: protocol parsing, configuration, resolution policy. No sockets, no C.
         .target(

@@ -1,4 +1,4 @@
-/* The one C boundary of ipdirect: libevent, OpenSSL, c-ares and nghttp2 headers, plus
+/* The one C boundary of ipdirect: libevent, OpenSSL, c-ares, nghttp2 and libcrypt headers, plus
  * one-line shims for what Swift cannot call (function-like macros, variadics). */
 #ifndef IPDIRECT_CEVENT_H
 #define IPDIRECT_CEVENT_H
@@ -31,9 +31,13 @@
 #include <openssl/x509v3.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include <ares.h>
 #include <nghttp2/nghttp2.h>
+/* libxcrypt's crypt(3), for the proxy's password file (bcrypt, SHA-crypt, yescrypt). */
+#include <crypt.h>
 
 static inline long ipd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
@@ -55,6 +59,10 @@ static inline int ipd_sk_X509_num(const STACK_OF(X509) *chain) { return sk_X509_
 static inline X509 *ipd_sk_X509_value(const STACK_OF(X509) *chain, int index) { return sk_X509_value(chain, index); }
 static inline int ipd_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
 static inline GENERAL_NAME *ipd_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int index) { return sk_GENERAL_NAME_value(names, index); }
+
+/* crypt_rn's scratch area is a struct of over 30 KB of arrays, which Swift would import as tuples:
+ * callers allocate this many bytes instead and never see the struct. */
+static inline int ipd_crypt_data_size(void) { return (int)sizeof(struct crypt_data); }
 
 /* splice(2) is declared only under _GNU_SOURCE, which this header must not define (see above). */
 extern ssize_t splice(int fd_in, long long *off_in, int fd_out, long long *off_out, size_t len, unsigned int flags);

@@ -57,7 +57,14 @@ struct Check: ParsableCommand {
     @OptionGroup var options: ConfigOption
 
     func run() throws {
-        guard options.load() != nil else { throw ExitCode(1) }
+        guard let config = options.load() else { throw ExitCode(1) }
+        if let authFile = config.access.authFile, case .failure(let error) = PasswordFileReader.load(path: authFile) {
+            for diagnostic in error.diagnostics { printError(diagnostic.formatted(file: authFile)) }
+            throw ExitCode(1)
+        }
+        for warning in OpenProxyWarning.find(listen: config.proxy.listen, access: config.access) {
+            printError("warning \(warning)")
+        }
         print("\(options.config ?? "built-in defaults"): configuration ok")
     }
 }

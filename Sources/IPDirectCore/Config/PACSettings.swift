@@ -3,6 +3,8 @@
 public struct PACSettings: Sendable, Equatable {
     /// `shExpMatch` patterns on the host (`*.corp.example`, `intranet?.example`), lower case.
     public var direct: [String] = []
+    /// Name the listener as `SOCKS5` before `PROXY`, for programs that prefer SOCKS (the same port serves both).
+    public var socks = false
 
     public init() {}
 }
@@ -11,6 +13,7 @@ extension PACSettings {
     static var configKeys: [ConfigKey<PACSettings>] {
         [
             ConfigKey("direct", \.direct, .list(of: .pacHostPattern, allowEmpty: true)),
+            ConfigKey("socks", \.socks, .boolean),
         ]
     }
 }

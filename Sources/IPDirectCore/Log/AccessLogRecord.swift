@@ -24,10 +24,13 @@ public struct AccessLogRecord: Sendable {
     public var totalMicros: Int64
     /// Why the exchange ended abnormally, empty when it did not.
     public var note: String
+    /// The name the client authenticated as (`[access] auth_file`), nil without authentication.
+    public var user: String?
 
     public init(unixMillis: Int64, client: String, method: String, target: String, upstream: String, source: String,
                 cacheAgeMillis: Int64? = nil, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
-                connectMicros: Int64, attempts: Int = 0, addressRank: Int? = nil, totalMicros: Int64, note: String) {
+                connectMicros: Int64, attempts: Int = 0, addressRank: Int? = nil, totalMicros: Int64, note: String,
+                user: String? = nil) {
         self.unixMillis = unixMillis
         self.client = client
         self.method = method
@@ -44,6 +47,7 @@ public struct AccessLogRecord: Sendable {
         self.addressRank = addressRank
         self.totalMicros = totalMicros
         self.note = note
+        self.user = user
     }
 
     /// `key=value` pairs after an RFC 3339 UTC time, so both people and `grep`/`awk` can read it.
@@ -54,9 +58,14 @@ public struct AccessLogRecord: Sendable {
         line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
         line += " attempts=\(attempts) rank=\(addressRank.map(String.init) ?? "-")"
-        line += " total_ms=\(Timestamp.millis(totalMicros))"
+        line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map(AccessLogRecord.token) ?? "-")"
         if !note.isEmpty { line += " note=\"\(note)\"" }
         line += "\n"
         return line
+    }
+
+    /// A name as one log token: what a client sent never splits or forges a line.
+    static func token(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" ? Character($0) : "?" })
     }
 }

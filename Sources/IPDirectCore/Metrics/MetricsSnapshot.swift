@@ -1,20 +1,22 @@
 /// Everything `/metrics` reports, read at one moment: the workers' traffic added up and the shared
-/// resolver's counters. Rendering it is pure, so the page is tested without a daemon.
+/// resolver's and login counters. Rendering it is pure, so the page is tested without a daemon.
 public struct MetricsSnapshot: Sendable, Equatable {
     public var traffic: TrafficMetrics
     public var cache: ResolverCacheCounters
     public var cacheEntries: Int
     public var sources: SourceQueryCounters
     public var upstreams: UpstreamSelectionCounters
+    public var auth: AuthCounters
 
     public init(traffic: TrafficMetrics = TrafficMetrics(), cache: ResolverCacheCounters = ResolverCacheCounters(),
                 cacheEntries: Int = 0, sources: SourceQueryCounters = SourceQueryCounters(),
-                upstreams: UpstreamSelectionCounters = UpstreamSelectionCounters()) {
+                upstreams: UpstreamSelectionCounters = UpstreamSelectionCounters(), auth: AuthCounters = AuthCounters()) {
         self.traffic = traffic
         self.cache = cache
         self.cacheEntries = cacheEntries
         self.sources = sources
         self.upstreams = upstreams
+        self.auth = auth
     }
 
     /// Every metric name starts with this, so ipdirect's series never collide with another exporter's.
@@ -54,6 +56,7 @@ public struct MetricsSnapshot: Sendable, Equatable {
         labelledCounter(&page, p + "upstream_tls_failures_total", label: "reason", traffic.tlsFailures,
                         help: "TLS handshakes with upstreams that failed, by Proxy-Status error type.")
         upstreams.render(&page, prefix: p)
+        auth.render(&page, prefix: p)
 
         page.family(p + "resolver_queries_total", .counter, help: "Queries to resolver sources, by source and outcome.")
         for source in sources.queries.keys.sorted() {

@@ -29,10 +29,19 @@ public struct PACFile: Sendable, Equatable {
     public var proxy: String
     /// `shExpMatch` patterns from `[pac] direct`, already checked to hold only host characters.
     public var direct: [String]
+    /// Offer `SOCKS5` first (the listener serves SOCKS5 and HTTP on one port); a client that cannot
+    /// use it takes the `PROXY` that follows.
+    public var socks: Bool
 
-    public init(proxy: SocketAddress, direct: [String]) {
+    public init(proxy: SocketAddress, direct: [String], socks: Bool = false) {
         self.proxy = proxy.description
         self.direct = direct
+        self.socks = socks
+    }
+
+    /// What `FindProxyForURL` answers for a host that goes through ipdirect.
+    var proxyDirective: String {
+        socks ? "SOCKS5 \(proxy); PROXY \(proxy)" : "PROXY \(proxy)"
     }
 
     /// The JavaScript text of the file.
@@ -48,7 +57,7 @@ public struct PACFile: Sendable, Equatable {
         var directPatterns = [\(patterns)];
 
         function FindProxyForURL(url, host) {
-            var proxy = "PROXY \(proxy)";
+            var proxy = "\(proxyDirective)";
             host = host.toLowerCase();
             if (host.charAt(0) == "[") {
                 host = host.substring(1, host.length - 1);

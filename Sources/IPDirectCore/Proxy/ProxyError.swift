@@ -35,6 +35,14 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(status) \(kind.rawValue): \(details)" }
 
+    /// The protection space of `[access] auth_file` (RFC 9110 §11.5), named in every 407.
+    public static let realm = "ipdirect"
+
+    /// 407 for a request without acceptable proxy credentials (RFC 9110 §15.5.8).
+    public static func authenticationRequired(_ details: String) -> ProxyError {
+        ProxyError(status: 407, kind: .httpRequestDenied, details: details)
+    }
+
     public static func badRequest(_ parse: HTTPParseError) -> ProxyError {
         ProxyError(status: parse.status, kind: .httpRequestError, details: parse.reason)
     }
@@ -49,6 +57,10 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         head += "Content-Type: text/plain; charset=utf-8\r\n"
         head += "Content-Length: \(body.utf8.count)\r\n"
         head += "Cache-Control: no-store\r\n"
+        if status == 407 {
+            // RFC 9110 §11.7.1: the challenge a client answers with Proxy-Authorization.
+            head += "Proxy-Authenticate: Basic realm=\"\(ProxyError.realm)\", charset=\"UTF-8\"\r\n"
+        }
         head += persistence.fieldLine
         head += "\r\n"
         return Array((headOnly ? head : head + body).utf8)
@@ -72,6 +84,7 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
         case 400: return "Bad Request"
         case 403: return "Forbidden"
         case 404: return "Not Found"
+        case 407: return "Proxy Authentication Required"
         case 408: return "Request Timeout"
         case 413: return "Content Too Large"
         case 414: return "URI Too Long"

@@ -90,6 +90,15 @@ public enum IPAddress: Hashable, Sendable {
         }
     }
 
+    /// An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2) as the IPv4 address it stands
+    /// for; any other address as it is. A dual-stack listener sees IPv4 clients in the mapped form.
+    public var unmapped: IPAddress {
+        if case .v6(let hi, let lo) = self, hi == 0, lo >> 32 == 0xFFFF {
+            return .v4(UInt32(truncatingIfNeeded: lo))
+        }
+        return self
+    }
+
     private static func parseV4(_ text: [UInt8]) -> UInt32? {
         var value: UInt32 = 0
         var parts = 0

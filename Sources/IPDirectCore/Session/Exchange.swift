@@ -1,3 +1,10 @@
+/// The protocol a client connection speaks; the first byte tells (0x05, 0x04, anything else HTTP).
+public enum SessionFrontEnd: Sendable, Equatable {
+    case http
+    case socks5
+    case socks4
+}
+
 /// What a session knows about the request it is serving: where it goes, how far it got, and the
 /// figures for its access-log line.
 ///
@@ -13,6 +20,10 @@ public final class Exchange: Equatable {
     @exclusivity(unchecked) public var host: String
     @exclusivity(unchecked) public var port: UInt16
     @exclusivity(unchecked) public var isConnect: Bool
+    /// The protocol the client spoke: an HTTP request, or a SOCKS5 / SOCKS4 CONNECT.
+    @exclusivity(unchecked) public var frontEnd: SessionFrontEnd = .http
+    /// The name the client authenticated as, when `[access] auth_file` asks for credentials.
+    @exclusivity(unchecked) public var user: String?
     /// What the request asked for (`RequestHead.keepAlive`); whether the connection persists also depends
     /// on the response (`ResponsePersistence`).
     @exclusivity(unchecked) public var keepAlive: Bool

@@ -124,6 +124,10 @@ public enum SessionAction: Equatable {
     case releaseUpstream(reusable: Bool)
     /// Cancels a lookup or connect in flight and closes the upstream connection, never pooled.
     case abandonUpstream
+    /// Checks a user's password against `[access] auth_file`; reported as `credentialsChecked`.
+    case verifyCredentials(user: String, password: String)
+    /// Drops bytes of the client's input that the machine has read (SOCKS messages).
+    case consumeClientInput(Int)
     /// Asks which local address the client reached, for the PAC file; reported as `listenerAddressKnown`.
     case lookUpListenerAddress
     /// A warning line for an error the proxy answers itself.

@@ -8,9 +8,11 @@ extension SessionMachine {
 
     /// Answers the current request with an error made by the proxy itself. The client connection stays
     /// open only when the request was well framed and fully read.
-    mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+    mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64,
+                          closing: Bool = false) -> [SessionAction] {
         let exchange = state.exchange ?? .unparsed(at: now)
-        let malformed = error.kind == .httpRequestError && error.status != 403
+        if exchange.frontEnd != .http { return refuseSOCKS(exchange, error, levels, now: now) }
+        let malformed = closing || (error.kind == .httpRequestError && error.status != 403)
         let persistence = ResponsePersistence.lengthDelimited(
             clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
             mustClose: malformed || exchange.isConnect || !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
@@ -95,8 +97,10 @@ extension SessionMachine {
             return close()
         }
         switch state {
-        case .servingPAC, .resolving, .connecting, .closed:
+        case .servingPAC, .authenticating, .resolving, .connecting, .closed:
             return []
+        case .socks:
+            return [.readNextRequest]
         case .forwarding:
             return [.pumpRequestBody]
         case .tunneling(let exchange, let link, var tracker):
@@ -155,7 +159,7 @@ extension SessionMachine {
             case .streamingBody:
                 return close(note: "upstream \(address) \(reason) mid-response")
             }
-        case .readingHead, .servingPAC, .resolving, .connecting, .flushing, .lingering, .closed:
+        case .readingHead, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing, .lingering, .closed:
             return []
         }
     }

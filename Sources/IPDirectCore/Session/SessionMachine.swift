@@ -11,9 +11,18 @@ public struct SessionMachine {
     var clientWriteShut = false
     /// The daemon is stopping: a finished exchange ends its connection.
     public internal(set) var draining: Bool
+    /// The client's address is in `[access] clients`; other clients are refused and logged.
+    public let clientPermitted: Bool
+    /// `[access] auth_file` is set: requests and SOCKS clients must present accepted credentials.
+    public let requiresAuthentication: Bool
+    /// The connection's first bytes have said which protocol it speaks.
+    var protocolChosen = false
 
-    public init(rules: SessionRules, draining: Bool = false) {
+    public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
+                draining: Bool = false) {
         self.rules = rules
+        self.clientPermitted = clientPermitted
+        self.requiresAuthentication = requiresAuthentication
         self.draining = draining
     }
 
@@ -74,6 +83,7 @@ public struct SessionMachine {
                                       bufferedBodyFailure: HTTPParseError?, _ levels: BufferLevels,
                                       now: Int64) -> [SessionAction] {
         guard state == .readingHead else { return [] }
+        protocolChosen = true
         let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
         let exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
                                 keepAlive: head.keepAlive, upgradeRequested: false, clientVersion: head.version,
@@ -116,6 +126,10 @@ public struct SessionMachine {
             }
         case .origin(let target) where SessionMachine.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
             state = .servingPAC(exchange, headOnly: head.method == .head)
+            guard clientPermitted else {
+                actions += refuseClient(levels, now: now)
+                return actions
+            }
             actions.append(.lookUpListenerAddress)
             return actions
         case .origin, .asterisk:
@@ -124,6 +138,10 @@ public struct SessionMachine {
             actions += respond(with: ProxyError(status: 400, kind: .httpRequestError,
                                                 details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
                                levels, now: now)
+            return actions
+        }
+        if !clientPermitted || requiresAuthentication {
+            actions += admit(exchange, head: head, bytes: bytes, levels, now: now)
             return actions
         }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
@@ -148,7 +166,7 @@ public struct SessionMachine {
                                             details: "cannot tell which address this connection arrived on"),
                            levels, now: now)
         }
-        let file = PACFile(proxy: address, direct: rules.pacDirect)
+        let file = PACFile(proxy: address, direct: rules.pac.direct, socks: rules.pac.socks)
         let persistence = ResponsePersistence.lengthDelimited(
             clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
             mustClose: !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
@@ -237,7 +255,8 @@ public struct SessionMachine {
             exchange.connectFinished = true
         }
         if exchange.isConnect {
-            let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+            let established = exchange.frontEnd == .http
+                ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(exchange.frontEnd)
             exchange.status = 200
             exchange.bytesToClient += UInt64(established.count)
             var actions: [SessionAction] = [.sendToClient(established)]

@@ -11,15 +11,14 @@ public final class SessionRules: Sendable {
 
     public let proxy: ProxySettings
     public let upstream: UpstreamSettings
-    /// `[pac] direct`: names the PAC file sends around the proxy.
-    public let pacDirect: [String]
+    public let pac: PACSettings
     public let headLimits: HTTPHeadLimits
     public let policy: UpstreamPolicy
 
     public init(config: Config) {
         proxy = config.proxy
         upstream = config.upstream
-        pacDirect = config.pac.direct
+        pac = config.pac
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts)

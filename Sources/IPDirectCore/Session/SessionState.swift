@@ -2,6 +2,12 @@
 public enum SessionState: Equatable {
     /// Waiting for a complete request head; next: resolving, the PAC file, an error answer, or closing.
     case readingHead
+    /// A SOCKS client's negotiation (SOCKS5 greeting, credentials, request; or a SOCKS4 request); next:
+    /// authenticating, resolving, or a refusal and closing.
+    case socks(Exchange, SOCKSPhase)
+    /// Checking the credentials of an HTTP request or a SOCKS5 client; next: resolving, the SOCKS
+    /// request, or a refusal (407, or the SOCKS5 auth failure and closing).
+    case authenticating(Exchange, AuthenticationPurpose)
     /// The PAC file asked for: waiting to learn which listener address the client reached; next: reading the next head or closing.
     case servingPAC(Exchange, headOnly: Bool)
     /// The host lookup is in flight; next: connecting, or an error answer.
@@ -21,6 +27,26 @@ public enum SessionState: Equatable {
     case lingering
     /// Both connections freed; every event is ignored.
     case closed
+}
+
+/// How far a SOCKS negotiation has come.
+public enum SOCKSPhase: Sendable, Equatable {
+    /// SOCKS5: the method offer (RFC 1928 §3).
+    case greeting
+    /// SOCKS5: username and password (RFC 1929).
+    case credentials
+    /// SOCKS5: the CONNECT request (RFC 1928 §4).
+    case request
+    /// SOCKS4 or 4a: the one request message.
+    case socks4Request
+}
+
+/// Whose credentials are being checked.
+public enum AuthenticationPurpose: Sendable, Equatable {
+    /// An HTTP request's Proxy-Authorization; the request goes on once they are accepted.
+    case proxyRequest
+    /// A SOCKS5 client's username and password; its request follows once they are accepted.
+    case socks5
 }
 
 /// The upstream half of a forwarded exchange.
@@ -43,6 +69,8 @@ public enum ResponsePhase: Sendable, Equatable {
 public enum SessionPhase: String, Sendable, Equatable, CustomStringConvertible {
     case readingHead = "reading_head"
     case servingPAC = "serving_pac"
+    case socksNegotiation = "socks_negotiation"
+    case authenticating
     case resolving
     case connecting
     case awaitingResponse = "awaiting_response"
@@ -60,6 +88,8 @@ extension SessionState {
         switch self {
         case .readingHead: return .readingHead
         case .servingPAC: return .servingPAC
+        case .socks: return .socksNegotiation
+        case .authenticating: return .authenticating
         case .resolving: return .resolving
         case .connecting: return .connecting
         case .forwarding(_, let forwarding):
@@ -75,7 +105,8 @@ extension SessionState {
     /// The exchange this state serves, if any.
     public var exchange: Exchange? {
         switch self {
-        case .servingPAC(let exchange, _), .resolving(let exchange), .connecting(let exchange, _),
+        case .servingPAC(let exchange, _), .socks(let exchange, _), .authenticating(let exchange, _),
+             .resolving(let exchange), .connecting(let exchange, _),
              .forwarding(let exchange, _), .tunneling(let exchange, _, _):
             return exchange
         case .readingHead, .flushing, .lingering, .closed:
@@ -87,7 +118,7 @@ extension SessionState {
     var hasUpstreamWork: Bool {
         switch self {
         case .resolving, .connecting, .forwarding, .tunneling: return true
-        case .readingHead, .servingPAC, .flushing, .lingering, .closed: return false
+        case .readingHead, .servingPAC, .socks, .authenticating, .flushing, .lingering, .closed: return false
         }
     }
 }

@@ -1,15 +1,18 @@
 import IPDirectCore
 
-/// Where `/metrics` reads from: every worker's traffic cell and the shared resolver's counters.
+/// Where `/metrics` reads from: every worker's traffic cell, the shared resolver's and login counters.
 final class MetricsRegistry: Sendable {
     private let workers: [TrafficMetricsCell]
     private let resolver: ResolverService
     private let health: UpstreamHealth?
+    private let credentials: CredentialService?
 
-    init(workers: [TrafficMetricsCell], resolver: ResolverService, health: UpstreamHealth? = nil) {
+    init(workers: [TrafficMetricsCell], resolver: ResolverService, health: UpstreamHealth? = nil,
+         credentials: CredentialService? = nil) {
         self.workers = workers
         self.resolver = resolver
         self.health = health
+        self.credentials = credentials
     }
 
     /// Adds the workers up, one lock at a time; the figures of different workers may be a few
@@ -19,6 +22,7 @@ final class MetricsRegistry: Sendable {
         for cell in workers { traffic.add(cell.snapshot) }
         let (cache, entries, sources) = resolver.state.withLock { ($0.cache.counters, $0.cache.count, $0.sources) }
         return MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources,
-                               upstreams: health?.counters() ?? UpstreamSelectionCounters())
+                               upstreams: health?.counters() ?? UpstreamSelectionCounters(),
+                               auth: credentials?.counters() ?? AuthCounters())
     }
 }

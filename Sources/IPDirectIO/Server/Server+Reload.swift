@@ -49,6 +49,7 @@ extension Server {
             Logger.warning("event=reload_needs_restart key=\(setting.key) note=\"changed in the file; the running value stays until a restart\"")
             setting.keep(&next, config)
         }
+        reloadUsers(&next)
         if next.resolver != config.resolver || next.access != config.access || next.tls != config.tls {
             // The resolver first: when it refuses the new [resolver], everyone keeps the running one, so the
             // workers' chains and the resolver never disagree, and a later SIGHUP retries it.
@@ -74,6 +75,7 @@ extension Server {
         }
         let complete = wait(for: applied, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
         config = next
+        Server.warnIfOpen(listen: sockets.map(\.address), access: next.access)
         Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
     }
 }

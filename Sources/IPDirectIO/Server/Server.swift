@@ -16,6 +16,8 @@ public final class Server {
     let sockets: [ListeningSocket]
     let workers: [Worker]
     let resolver: ResolverService
+    /// Logins against `auth_file` and the crypt thread that checks them.
+    let credentials: CredentialService
     /// Background probes of upstream addresses and the network-change watch, on their own thread.
     let prober: AddressProber
     /// The admin listener (`[admin]`), on its own thread; it keeps the configuration it started with.
@@ -43,6 +45,8 @@ public final class Server {
         notifier = ServiceNotifier(socket: environment.notifySocket)
         watchdogPingIntervalMs = environment.watchdogPingIntervalMs
         sockets = try Server.listeningSockets(config: config, handed: environment.handedSockets)
+        Server.warnIfOpen(listen: sockets.map(\.address), access: config.access)
+        credentials = try CredentialService(users: try Server.loadUsers(config.access))
         let accessLogFD: Int32?
         switch AccessLogWriter.openDestination(config.proxy.accessLog) {
         case .success(let fd): accessLogFD = fd
@@ -56,14 +60,15 @@ public final class Server {
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
-                                      resolverService: resolver, prober: prober))
+                                      resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
         prober.networkChanged = { [resolver, workers, prober] reason in
             Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
         }
         admin = try AdminServer(sockets: try Server.bindAdmin(config.admin), config: config,
-                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health),
+                                registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
+                                                          credentials: credentials),
                                 resolverService: resolver, health: prober.health)
     }
 
@@ -73,6 +78,7 @@ public final class Server {
         let signals = ServiceSignals()
         resolver.start()
         prober.start()
+        credentials.start()
         var threads: [pthread_t] = []
         for worker in workers {
             threads.append(LoopThread.start { worker.run() })
@@ -106,6 +112,7 @@ public final class Server {
         for worker in workers { worker.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
         admin.stop()
+        credentials.stop()
         prober.stop()
         resolver.stop()
         Logger.info("event=stopped")

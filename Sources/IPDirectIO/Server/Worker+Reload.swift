@@ -25,6 +25,7 @@ extension Worker {
         connectionSettings = ConnectionSettings(
             config: newConfig, tls: tls,
             resolver: ResolverChain(settings: newConfig.resolver, hosts: newConfig.hosts, service: resolverService,
-                                    mailbox: mailbox))
+                                    mailbox: mailbox),
+            credentials: Worker.credentials(newConfig, service: credentialService, mailbox: mailbox))
     }
 }

@@ -15,6 +15,8 @@ final class Worker {
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
     let resolverService: ResolverService
+    /// Logins against `auth_file`, shared by every worker; the crypt thread is its own.
+    let credentialService: CredentialService
     /// What every worker learned about upstream addresses, and the thread that probes them.
     let health: UpstreamHealth
     let prober: AddressProber
@@ -37,13 +39,14 @@ final class Worker {
     static let acceptRetryMillis = 500
 
     init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
-         resolverService: ResolverService, prober: AddressProber) throws(StartupError) {
+         resolverService: ResolverService, credentialService: CredentialService, prober: AddressProber) throws(StartupError) {
         self.index = index
         self.prober = prober
         health = prober.health
         self.config = config
         self.gate = gate
         self.resolverService = resolverService
+        self.credentialService = credentialService
         pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
@@ -53,7 +56,8 @@ final class Worker {
         self.mailbox = mailbox
         connectionSettings = ConnectionSettings(
             config: config, tls: tls,
-            resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox))
+            resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
+            credentials: Worker.credentials(config, service: credentialService, mailbox: mailbox))
         let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {
             let flags = UInt32(LEV_OPT_CLOSE_ON_EXEC)
@@ -64,6 +68,11 @@ final class Worker {
             evconnlistener_set_error_cb(listener, Worker.acceptFailed)
             listeners.append(listener)
         }
+    }
+
+    /// What sessions check logins with: nothing when `auth_file` is not set.
+    static func credentials(_ config: Config, service: CredentialService, mailbox: LoopMailbox) -> CredentialVerifier? {
+        config.access.authFile == nil ? nil : CredentialVerifier(service: service, mailbox: mailbox)
     }
 
     deinit {
@@ -107,7 +116,8 @@ final class Worker {
     }
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
-        let peer = address.flatMap { SocketAddress(sockaddr: $0) }?.description ?? "-"
+        let peerAddress = address.flatMap { SocketAddress(sockaddr: $0) }
+        let peer = peerAddress?.description ?? "-"
         guard gate.tryEnter() else {
             let refusal = ProxyError(status: 503, kind: .connectionLimitReached,
                                      details: "connection limit reached (proxy.max_connections = \(gate.limit))")
@@ -125,7 +135,8 @@ final class Worker {
             return
         }
         nextSessionNumber += 1
-        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer)
+        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer,
+                                    peerAddress: peerAddress)
         sessions[ObjectIdentifier(session)] = session
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         session.start()

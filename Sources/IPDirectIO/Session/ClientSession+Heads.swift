@@ -7,12 +7,17 @@ extension ClientSession {
     /// limits (a chunk-size line, or a whole trailer section) and refuse, rather than wait forever.
     static let controlPeekBytes = ChunkedBodyScanner.defaultMaxTrailerBytes + ChunkedBodyScanner.defaultMaxControlBytes + 2
 
-    /// Parses as many complete request heads as are buffered, one exchange at a time.
+    /// Parses as many complete request heads (or SOCKS messages) as are buffered, one exchange at a time.
     func parseClientInput() {
         guard !parsingInput else { return }
         parsingInput = true
         defer { parsingInput = false }
-        while machine.phase == .readingHead && !isClosed {
+        while !isClosed {
+            if machine.phase == .socksNegotiation {
+                guard readSOCKSInput() else { return }
+                continue
+            }
+            guard machine.phase == .readingHead else { return }
             // Answers the proxy makes itself must not pile up behind a client that does not read them.
             if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
                 bufferevent_disable(client, Int16(EV_READ))
@@ -21,6 +26,10 @@ extension ClientSession {
             let length = evbuffer_get_length(clientInput)
             let now = MonotonicClock.nowMicros()
             guard length > 0 else { return perform(machine.headIncomplete(levels, now: now)) }
+            if machine.mayStartSOCKS, let first = evbuffer_pullup(clientInput, 1)?.pointee, first == 5 || first == 4 {
+                perform(machine.socksStarted(version: first, now: now))
+                continue
+            }
             perform(machine.requestBegan(now: now))
             let peek = min(length, settings.maxHeaderBytes + 1)
             guard hasNewLine(within: peek) || peek > settings.maxHeaderBytes else {

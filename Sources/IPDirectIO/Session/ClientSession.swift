@@ -18,7 +18,11 @@ final class ClientSession {
     let id: UInt64
     let client: OpaquePointer
     let peer: String
+    /// Where the client connected from: the ACL's and the failed-login slow-down's key.
+    let peerAddress: SocketAddress?
     var machine: SessionMachine
+    /// The credential check in flight.
+    var credentialCheck: CredentialHandle?
     var upstream: UpstreamConnection?
     var lookup: ResolveHandle?
     var connector: Connector?
@@ -36,13 +40,17 @@ final class ClientSession {
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
 
-    init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String) {
+    init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String, peerAddress: SocketAddress?) {
         self.worker = worker
-        configuration = worker.connectionSettings
-        machine = SessionMachine(rules: configuration.rules, draining: worker.isDraining)
+        let configuration = worker.connectionSettings
+        self.configuration = configuration
+        let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
+        machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
+                                 requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
         self.id = id
         self.client = client
         self.peer = peer
+        self.peerAddress = peerAddress
         timer = Timer(base: worker.base)
         timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
     }
@@ -78,11 +86,11 @@ final class ClientSession {
     func didRead(_ bev: OpaquePointer) {
         if bev == client {
             switch machine.phase {
-            case .readingHead: parseClientInput()
+            case .readingHead, .socksNegotiation: parseClientInput()
             case .awaitingResponse, .streamingResponse: pumpRequestBody()
             case .tunneling: relay(from: .client)
             case .flushing, .lingering: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
-            case .servingPAC, .resolving, .connecting, .closed: break
+            case .servingPAC, .authenticating, .resolving, .connecting, .closed: break
             }
         } else {
             switch machine.phase {
@@ -173,6 +181,8 @@ final class ClientSession {
             worker.health.hostFailed(upstream.address, for: host, reason: reason)
         case .releaseUpstream(let reusable): releaseUpstream(reusable: reusable)
         case .abandonUpstream: abandonUpstreamWork()
+        case .verifyCredentials(let user, let password): verifyCredentials(user: user, password: password)
+        case .consumeClientInput(let count): evbuffer_drain(clientInput, count)
         case .lookUpListenerAddress:
             perform(machine.listenerAddressKnown(localAddress(), levels, now: MonotonicClock.nowMicros()))
         case .reportError(let error, let target):
@@ -220,12 +230,14 @@ final class ClientSession {
             bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient,
             resolveMicros: record.resolveMicros, connectMicros: record.connectMicros,
             attempts: record.connectAttempts, addressRank: record.addressRank,
-            totalMicros: MonotonicClock.nowMicros() - record.startMicros, note: record.note))
+            totalMicros: MonotonicClock.nowMicros() - record.startMicros, note: record.note, user: record.user))
     }
 
     /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its
     /// exchange did not end cleanly).
     func abandonUpstreamWork() {
+        credentialCheck?.cancel()
+        credentialCheck = nil
         lookup?.cancel()
         lookup = nil
         connector?.cancel()

@@ -9,11 +9,17 @@ final class ConnectionSettings {
     /// Trust store, pins and resumable sessions for the TLS this connection originates.
     let tls: TLSClientContext
     let resolver: ResolverChain
+    /// Logins against `auth_file`; nil when none is set and clients need no login.
+    let credentials: CredentialVerifier?
+    /// Client addresses served (`[access] clients`).
+    let clients: ClientAccessList
 
-    init(config: Config, tls: TLSClientContext, resolver: ResolverChain) {
+    init(config: Config, tls: TLSClientContext, resolver: ResolverChain, credentials: CredentialVerifier?) {
         rules = SessionRules(config: config)
         self.tls = tls
         self.resolver = resolver
+        self.credentials = credentials
+        clients = config.access.clients
     }
 
     var proxy: ProxySettings { rules.proxy }

@@ -33,6 +33,12 @@ struct SessionScript {
         case relayed(SessionSide, Int)
         case spliceEnded(String?)
         case listenerAddress(SocketAddress?)
+        /// The connection's first byte is a SOCKS version.
+        case socksVersion(UInt8)
+        /// These bytes are buffered from a SOCKS client (the script counts what the machine consumes).
+        case socksBytes([UInt8])
+        /// The verifier answered for `user`: accepted when `refusal` is nil.
+        case credentialsChecked(String, refusal: String?)
         case timer
         case drain
         case close
@@ -49,10 +55,12 @@ struct SessionScript {
     var now = SessionScript.startMicros
     var levels = BufferLevels()
 
-    init(draining: Bool = false, _ configure: (inout Config) -> Void = { _ in }) {
+    init(draining: Bool = false, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
+         _ configure: (inout Config) -> Void = { _ in }) {
         var config = Config()
         configure(&config)
-        machine = SessionMachine(rules: SessionRules(config: config), draining: draining)
+        machine = SessionMachine(rules: SessionRules(config: config), clientPermitted: clientPermitted,
+                                 requiresAuthentication: requiresAuthentication, draining: draining)
     }
 
     /// Runs the events in order; one list of actions per event.
@@ -104,6 +112,11 @@ struct SessionScript {
         case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
         case .spliceEnded(let failure): return machine.tunnelFinished(failure: failure)
         case .listenerAddress(let address): return machine.listenerAddressKnown(address, levels, now: now)
+        case .socksVersion(let version): return machine.socksStarted(version: version, now: now)
+        case .socksBytes(let bytes):
+            return bytes.withUnsafeBytes { raw in machine.socksReceived(raw, levels, now: now) }
+        case .credentialsChecked(let user, let refusal):
+            return machine.credentialsChecked(user: user, refusal: refusal, levels, now: now)
         case .timer: return machine.deadlinePassed(levels, now: now)
         case .drain: return machine.drainRequested(levels)
         case .close: return machine.close()
@@ -164,6 +177,13 @@ extension Sequence where Element == SessionAction {
         return nil
     }
 
+    /// Every SOCKS reply or other bytes sent, as bytes.
+    var sentBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        for case .sendToClient(let sent) in self { bytes += sent }
+        return bytes
+    }
+
     /// The exchange logged, if one was.
     var logged: Exchange? {
         for case .log(let exchange) in self { return exchange }
@@ -185,6 +205,8 @@ enum Heads {
 
     static let chunkedPost = "POST http://a.test/upload HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n"
     static let connect = "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n"
+    /// `Proxy-Authorization: Basic` for alice:s3cret:word (a colon inside the password).
+    static let aliceCredentials = "Proxy-Authorization: Basic YWxpY2U6czNjcmV0OndvcmQ=\r\n"
     static let upgrade = "GET http://a.test/ws HTTP/1.1\r\nHost: a.test\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n"
     static func ok(length: Int = 5, fields: String = "") -> String {
         "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\(fields)\r\n"

@@ -1,26 +1,9 @@
 import IPDirectCore
 
-/// A session's lookup waiting on the resolver thread. Lives on the session's loop: the answer arrives
-/// through that loop's mailbox, so `deliver` and `cancel` never race.
-final class PendingLookup: ResolveHandle {
-    private var completion: ((Result<Resolution, ResolveFailure>) -> Void)?
-    private(set) var isFinished = false
+/// A session's lookup waiting on the resolver thread.
+typealias PendingLookup = PendingAnswer<Result<Resolution, ResolveFailure>>
 
-    init(completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) {
-        self.completion = completion
-    }
-
-    func cancel() {
-        completion = nil
-    }
-
-    func deliver(_ result: Result<Resolution, ResolveFailure>) {
-        isFinished = true
-        guard let completion else { return }
-        self.completion = nil
-        completion(result)
-    }
-}
+extension PendingAnswer: ResolveHandle where Answer == Result<Resolution, ResolveFailure> {}
 
 /// Where the resolver thread sends the answer for one waiting lookup.
 struct ResolveWaiter {

@@ -1,0 +1,172 @@
+/// SOCKS5 (RFC 1928, with RFC 1929 username/password) and SOCKS4/4a on the proxy port: the first byte
+/// of a connection tells them from HTTP. A SOCKS CONNECT takes the same path as an HTTP CONNECT:
+/// resolution through the chain, `connect_ports`, the private-address guard, the tunnel relay.
+extension SessionMachine {
+    /// SOCKS5 messages are at most this long (a request with a 255-byte name); SOCKS4a's two
+    /// NUL-terminated strings are bounded the same way by its parser.
+    public static let maxSOCKSMessageBytes = 8 + 256 + 256
+
+    /// A SOCKS version byte can start a connection only before any HTTP request on it.
+    public var mayStartSOCKS: Bool { state == .readingHead && !protocolChosen }
+
+    /// The connection's first byte is a SOCKS version (5 or 4).
+    public mutating func socksStarted(version: UInt8, now: Int64) -> [SessionAction] {
+        guard mayStartSOCKS, version == 5 || version == 4 else { return [] }
+        protocolChosen = true
+        let exchange = Exchange(method: version == 5 ? "SOCKS5" : "SOCKS4", methodKind: .connect, host: "-", port: 0,
+                                isConnect: true, keepAlive: false, upgradeRequested: false, clientVersion: .http11,
+                                startMicros: now)
+        exchange.frontEnd = version == 5 ? .socks5 : .socks4
+        state = .socks(exchange, version == 5 ? .greeting : .socks4Request)
+        return []
+    }
+
+    /// SOCKS bytes are buffered from the client (the driver passes at most `maxSOCKSMessageBytes`).
+    public mutating func socksReceived(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        guard case .socks(let exchange, let phase) = state else { return [] }
+        switch phase {
+        case .greeting:
+            switch SOCKS5Greeting.parse(bytes) {
+            case .incomplete: return waitForMore(bytes, levels)
+            case .invalid(let reason): return close(note: "socks5 greeting: \(reason)")
+            case .complete(let greeting, let length):
+                exchange.bytesFromClient += UInt64(length)
+                return chooseMethod(for: greeting, exchange, consumed: length, levels, now: now)
+            }
+        case .credentials:
+            switch SOCKS5Credentials.parse(bytes) {
+            case .incomplete: return waitForMore(bytes, levels)
+            case .invalid(let reason): return close(note: "socks5 credentials: \(reason)")
+            case .complete(let credentials, let length):
+                exchange.bytesFromClient += UInt64(length)
+                state = .authenticating(exchange, .socks5)
+                return [.consumeClientInput(length),
+                        .verifyCredentials(user: credentials.username, password: credentials.password)]
+            }
+        case .request:
+            if SOCKS5Request.unsupportedAddressType(bytes) {
+                return refuseSOCKS(exchange, code: .addressTypeNotSupported, note: "socks5 request: unsupported address type",
+                                   levels, now: now)
+            }
+            switch SOCKS5Request.parse(bytes) {
+            case .incomplete: return waitForMore(bytes, levels)
+            case .invalid(let reason): return close(note: "socks5 request: \(reason)")
+            case .complete(let request, let length):
+                var actions: [SessionAction] = [.consumeClientInput(length)]
+                actions += connect(exchange, command: request.command, address: request.address, port: request.port,
+                                   consumed: length, levels, now: now)
+                return actions
+            }
+        case .socks4Request:
+            switch SOCKS4Request.parse(bytes) {
+            case .incomplete: return waitForMore(bytes, levels)
+            case .invalid(let reason): return close(note: "socks4 request: \(reason)")
+            case .complete(let request, let length):
+                var actions: [SessionAction] = [.consumeClientInput(length)]
+                guard !requiresAuthentication else {
+                    exchange.bytesFromClient += UInt64(length)
+                    actions += refuseSOCKS(exchange, code: .notAllowedByRuleset,
+                                           note: "SOCKS4 carries no password and access.auth_file asks for one", levels, now: now)
+                    return actions
+                }
+                actions += connect(exchange, command: request.command, address: request.address, port: request.port,
+                                   consumed: length, levels, now: now)
+                return actions
+            }
+        }
+    }
+
+    /// An incomplete message: wait, unless the client has closed or it cannot fit any message.
+    private mutating func waitForMore(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels) -> [SessionAction] {
+        if clientReadClosed && levels.clientInput <= bytes.count { return close(note: "client closed during the SOCKS negotiation") }
+        return []
+    }
+
+    /// RFC 1928 §3: the server picks one of the offered methods, or 0xFF and closes.
+    private mutating func chooseMethod(for greeting: SOCKS5Greeting, _ exchange: Exchange, consumed: Int,
+                                       _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        let method: SOCKS5Method? = requiresAuthentication
+            ? (greeting.offersUsernamePassword ? .usernamePassword : nil)
+            : (greeting.offersNoAuthentication ? .noAuthentication : nil)
+        var actions: [SessionAction] = [.consumeClientInput(consumed)]
+        guard let method else {
+            exchange.status = 407
+            exchange.note = requiresAuthentication ? "socks5 client offered no username/password method"
+                                                   : "socks5 client offered no method without authentication"
+            let reply = SOCKS5Greeting.reply(method: .noAcceptable)
+            exchange.bytesToClient += UInt64(reply.count)
+            actions.append(.sendToClient(reply))
+            actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+            return actions
+        }
+        state = .socks(exchange, method == .usernamePassword ? .credentials : .request)
+        let reply = SOCKS5Greeting.reply(method: method)
+        exchange.bytesToClient += UInt64(reply.count)
+        actions.append(.sendToClient(reply))
+        actions.append(.readNextRequest)
+        return actions
+    }
+
+    /// A SOCKS CONNECT, checked like an HTTP CONNECT, then resolved.
+    private mutating func connect(_ exchange: Exchange, command: SOCKSCommand, address: SOCKSAddress, port: UInt16,
+                                  consumed: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        exchange.bytesFromClient += UInt64(consumed)
+        exchange.host = address.description
+        exchange.port = port
+        guard command == .connect else {
+            return refuseSOCKS(exchange, code: .commandNotSupported, note: "only CONNECT is supported (not BIND or UDP ASSOCIATE)",
+                               levels, now: now)
+        }
+        guard clientPermitted else { return refuseClient(levels, now: now) }
+        guard rules.policy.permitsTunnel(toPort: port) else {
+            return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
+                                            details: "CONNECT to port \(port) is not allowed (access.connect_ports)"),
+                           levels, now: now)
+        }
+        return beginResolving(exchange, now: now)
+    }
+
+    /// The SOCKS reply that tells a client what failed (RFC 1928 §6): a client can act on "not allowed"
+    /// (0x02), "host unreachable" (0x04: the name did not resolve), "refused" (0x05) and "TTL expired"
+    /// (0x06: the connect timed out).
+    static func socksReplyCode(for error: ProxyError) -> SOCKS5ReplyCode {
+        switch error.kind {
+        case .httpRequestDenied, .destinationIPProhibited: return .notAllowedByRuleset
+        case .dnsError, .dnsTimeout, .destinationNotFound: return .hostUnreachable
+        case .connectionRefused: return .connectionRefused
+        case .connectionTimeout: return .ttlExpired
+        default: return .generalFailure
+        }
+    }
+
+    /// Answers a SOCKS request with its failure and closes; the error is logged like an HTTP error.
+    mutating func refuseSOCKS(_ exchange: Exchange, _ error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort)]
+        exchange.status = error.status
+        exchange.note = error.details
+        actions += socksFailure(exchange, code: Self.socksReplyCode(for: error), levels, now: now)
+        return actions
+    }
+
+    private mutating func refuseSOCKS(_ exchange: Exchange, code: SOCKS5ReplyCode, note: String,
+                                      _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        exchange.status = 400
+        exchange.note = note
+        return socksFailure(exchange, code: code, levels, now: now)
+    }
+
+    private mutating func socksFailure(_ exchange: Exchange, code: SOCKS5ReplyCode, _ levels: BufferLevels,
+                                       now: Int64) -> [SessionAction] {
+        let reply = exchange.frontEnd == .socks5 ? SOCKS5Reply.bytes(code) : SOCKS4Request.reply(granted: false)
+        exchange.bytesToClient += UInt64(reply.count)
+        var actions: [SessionAction] = [.sendToClient(reply)]
+        if state.hasUpstreamWork { actions.append(.abandonUpstream) }
+        actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+        return actions
+    }
+
+    /// The success reply that opens a SOCKS tunnel.
+    static func socksGranted(_ frontEnd: SessionFrontEnd) -> [UInt8] {
+        frontEnd == .socks5 ? SOCKS5Reply.bytes(.succeeded) : SOCKS4Request.reply(granted: true)
+    }
+}

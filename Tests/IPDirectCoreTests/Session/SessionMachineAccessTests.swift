@@ -1,0 +1,81 @@
+import Testing
+@testable import IPDirectCore
+
+/// The client ACL and proxy authentication on HTTP requests.
+@Suite struct SessionMachineAccessTests {
+    @Test func aClientOutsideTheACLIsRefusedWith403AndTheConnectionCloses() {
+        var script = SessionScript(clientPermitted: false)
+        let actions = script.all([.start, .head(Heads.get())])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        #expect(actions.sentText.contains("access.clients"))
+        #expect(actions.sentText.contains("Connection: close\r\n"))
+        #expect(!actions.contains(.resolve(host: "a.test")))
+        #expect(actions.logged?.status == 403)
+        #expect(script.machine.phase == .flushing)
+    }
+
+    @Test func aClientOutsideTheACLGetsNoPACFileEither() {
+        var script = SessionScript(clientPermitted: false)
+        let actions = script.all([.start, .head("GET /proxy.pac HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 403 "))
+        #expect(!actions.contains(.lookUpListenerAddress))
+    }
+
+    @Test func aRequestWithoutCredentialsIsAnswered407WithAChallenge() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head(Heads.get())])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 407 Proxy Authentication Required\r\n"))
+        #expect(actions.sentText.contains("Proxy-Authenticate: Basic realm=\"ipdirect\", charset=\"UTF-8\"\r\n"))
+        #expect(actions.last == .readNextRequest)
+    }
+
+    @Test func credentialsAreCheckedBeforeTheLookupAndTheUserIsLogged() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.run([.start, .head(Heads.get(fields: Heads.aliceCredentials)),
+                                  .credentialsChecked("alice", refusal: nil), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
+                                  .responsePumped(.complete, moved: 5)])
+        #expect(actions[1] == [.cancelTimer, .verifyCredentials(user: "alice", password: "s3cret:word")])
+        #expect(script.machine.phase == .readingHead)
+        #expect(actions[2] == [.resolve(host: "a.test")])
+        #expect(actions[4].forwardedRequest?.contains("Proxy-Authorization") == false)
+        #expect(actions[7].logged?.user == "alice")
+    }
+
+    @Test func refusedCredentialsAre407AndNeverNameThePassword() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head(Heads.get(fields: Heads.aliceCredentials)),
+                                  .credentialsChecked("alice", refusal: "wrong password")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 407 "))
+        #expect(actions.sentText.contains("alice"))
+        #expect(!actions.sentText.contains("s3cret"))
+        #expect(actions.logged?.note.contains("s3cret") == false)
+    }
+
+    @Test(arguments: ["Proxy-Authorization: Digest username=\"alice\"\r\n",
+                      "Proxy-Authorization: Basic !!!!\r\n",
+                      "Proxy-Authorization: Basic YWxpY2U=\r\n",
+                      Heads.aliceCredentials + Heads.aliceCredentials])
+    func unusableCredentialsAre407WithoutACheck(field: String) {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head(Heads.get(fields: field))])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 407 "))
+        #expect(!actions.contains { if case .verifyCredentials = $0 { return true } else { return false } })
+    }
+
+    @Test func aConnectWithCredentialsIsTunnelledOnceTheyAreAccepted() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head("CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\(Heads.aliceCredentials)\r\n"),
+                                  .credentialsChecked("alice", refusal: nil), .resolved(["203.0.113.7"]), .ready()])
+        #expect(actions.sentText == "HTTP/1.1 200 Connection Established\r\n\r\n")
+        #expect(script.machine.phase == .tunneling)
+    }
+
+    @Test func theCredentialCheckIsAbandonedWhenTheClientGoes() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.run([.start, .head(Heads.get(fields: Heads.aliceCredentials)), .clientError("connection reset"),
+                                  .credentialsChecked("alice", refusal: nil)])
+        #expect(actions[2].last == .close)
+        #expect(actions[3] == [])
+    }
+}
