@@ -3,8 +3,9 @@
 import os
 import subprocess
 
-# nginx-light is Debian 12's small nginx; openssl makes the test certificates; util-linux has unshare.
-REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux"]
+# nginx-light is Debian 12's small nginx; openssl makes the test certificates; util-linux has unshare;
+# dante-server is danted, the SOCKS5 server the SOCKS tunnel rows compare ipdirect with.
+REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux", "dante-server"]
 # The DNS servers of the resolver figures: unbound (DoH, and unbound-control) and dnsmasq's binary alone
 # (dnsmasq-base, without the package that runs it as a system service).
 RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
@@ -30,8 +31,8 @@ def missing_packages(packages=REQUIRED_PACKAGES):
 
 def ensure_packages(log, packages=REQUIRED_PACKAGES):
     """apt-get installs whatever is missing of `packages`. The packages' own services (nginx on port 80,
-    squid on 3128, tinyproxy on 8888, unbound on 53) are kept from starting: the benchmark runs its own
-    instances on free ports."""
+    squid on 3128, tinyproxy on 8888, unbound on 53, danted from /etc/danted.conf) are kept from starting: the
+    benchmark runs its own instances on free ports."""
     missing = missing_packages(packages)
     if not missing:
         log(f"packages present: {' '.join(packages)}")

@@ -4,6 +4,7 @@ origination and resolver results into tables of their own."""
 from harness import idle
 from harness.resolver import COLD, DOH_COLUMNS, WARM
 from harness.scheduling import ADDRESSES, DEAD, KEEP_ALIVE, MODES, WARM_UP_SECONDS
+from harness.suite import HTTP_PROXY, SOCKS5
 from harness.tls_origination import RUNS as TLS_RUNS
 
 KIB_PER_MIB = 1024
@@ -12,11 +13,13 @@ KIB_PER_MIB = 1024
 class Figure:
     """One row of the table: how to read it from a TargetResult and how to print it."""
 
-    def __init__(self, label, extract, digits, better):
+    def __init__(self, label, extract, digits, better, needs=HTTP_PROXY):
         self.label = label
         self.extract = extract
         self.digits = digits
         self.better = better  # "higher" or "lower", printed so a reader knows which way a ratio is good
+        # What the target must speak to give this figure (a key of TargetResult.cannot), None for any server.
+        self.needs = needs
 
     def __str__(self):
         return self.label
@@ -39,6 +42,8 @@ FIGURES = [
            lambda r: r.new_connection.requests_per_second, 0, "higher"),
     Figure("CONNECT tunnel MB/s (100 MiB over TLS)",
            lambda r: r.tunnel.megabytes_per_second, 0, "higher"),
+    Figure("SOCKS5 tunnel MB/s (100 MiB over TLS)",
+           lambda r: r.socks_tunnel.megabytes_per_second, 0, "higher", needs=SOCKS5),
     Figure("latency p50 ms (1 connection)", lambda r: r.latency.p50_ms, 3, "lower"),
     Figure("latency p99 ms (1 connection)", lambda r: r.latency.p99_ms, 3, "lower"),
     Figure("RSS KiB per idle connection (partial request head)", _idle_kib(idle.PARTIAL), 1, "lower"),
@@ -46,12 +51,15 @@ FIGURES = [
     Figure("CPU µs per request (keep-alive run)", lambda r: r.keep_alive_cpu_us, 1, "lower"),
     Figure("CPU µs per request (new-connection run)", lambda r: r.new_connection_cpu_us, 1, "lower"),
     Figure("CPU ms per GiB tunnelled (TLS download)", lambda r: r.tunnel.cpu_ms_per_gib, 0, "lower"),
-    Figure("RSS MiB at start", lambda r: r.start_rss_kib / KIB_PER_MIB, 1, "lower"),
+    Figure("CPU ms per GiB through a SOCKS5 tunnel (TLS download)",
+           lambda r: r.socks_tunnel.cpu_ms_per_gib, 0, "lower", needs=SOCKS5),
+    Figure("RSS MiB at start", lambda r: r.start_rss_kib / KIB_PER_MIB, 1, "lower", needs=None),
 ]
 
 
 def table_rows(results):
-    """Header plus one row per figure; cells read "value (ratio to direct×)"."""
+    """Header plus one row per figure; cells read "value (ratio to direct×)", or "cannot" where the target does
+    not speak what the figure needs (cannot_text says why)."""
     direct = next((result for result in results if result.name == "direct"), None)
     header = ["figure", "better"] + [result.name for result in results]
     rows = [header]
@@ -59,14 +67,17 @@ def table_rows(results):
         baseline = figure.value(direct) if direct else None
         row = [figure.label, figure.better]
         for result in results:
-            row.append(_cell(figure, figure.value(result), baseline, result is direct, result.skipped))
+            row.append(_cell(figure, figure.value(result), baseline, result is direct, result.skipped,
+                             figure.needs in result.cannot))
         rows.append(row)
     return rows
 
 
-def _cell(figure, value, baseline, is_direct, skipped):
+def _cell(figure, value, baseline, is_direct, skipped, cannot):
     if skipped:
         return "skipped"
+    if cannot:
+        return "cannot"
     if value is None:
         return "n/a"
     text = f"{value:,.{figure.digits}f}"
@@ -92,6 +103,12 @@ def markdown_table(rows):
              "|" + "|".join(["---", "---"] + ["---:"] * (len(rows[0]) - 2)) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
     return "\n".join(lines)
+
+
+def cannot_text(results, bullet="- "):
+    """Why each "cannot" cell of the main table is one."""
+    return "\n".join(f"{bullet}{result.name}: no {kind} figures: {reason}"
+                     for result in results if not result.skipped for kind, reason in result.cannot.items())
 
 
 def problems_text(results, bullet="- "):

@@ -4,6 +4,7 @@ import os
 import time
 
 from harness import idle
+from harness.socks import socks5_refusal
 from harness.targets import BENCH_HOST, LARGE_FILE, LARGE_FILE_BYTES
 from harness.tunnel import TunnelError, measure_tunnel
 from harness.wrk import WrkError, run_wrk
@@ -11,6 +12,10 @@ from harness.wrk import WrkError, run_wrk
 MICROSECONDS_PER_SECOND = 1_000_000
 # Share of requests followed by a read error above which the server evidently closes after every response.
 CLOSED_AFTER_EACH_RESPONSE = 0.9
+# The kinds of figure a target may be unable to give (TargetResult.cannot): the HTTP proxy rows (idle
+# connections, wrk runs, the CONNECT tunnel) and the SOCKS5 tunnel rows.
+HTTP_PROXY = "HTTP proxy"
+SOCKS5 = "SOCKS5"
 
 
 class Settings:
@@ -44,6 +49,8 @@ class TargetResult:
         self.new_connection_cpu_us = None
         self.latency = None
         self.tunnel = None
+        self.socks_tunnel = None
+        self.cannot = {}  # HTTP_PROXY or SOCKS5 -> why this target has none of those figures
         self.problems = []
 
     def __str__(self):
@@ -52,6 +59,21 @@ class TargetResult:
 
 def measure_target(target, environment, settings, log):
     result = TargetResult(target.name)
+    if target.speaks_http_proxy:
+        _measure_http_proxy(target, result, environment, settings, log)
+    else:
+        result.cannot[HTTP_PROXY] = "a SOCKS server only: no HTTP proxy requests, no CONNECT"
+        target.restart()
+        time.sleep(idle.SETTLE_SECONDS)
+        result.start_rss_kib = target.daemon.rss_kib()
+    _measure_socks_tunnel(target, result, environment, log)
+    if not target.daemon.is_running():
+        result.problems.append(f"{target.name} exited during the run; see {os.path.basename(target.daemon.log_path)}")
+    return result
+
+
+def _measure_http_proxy(target, result, environment, settings, log):
+    """Idle connections, the wrk runs and the CONNECT tunnel; leaves the target running."""
     wrk_log = environment.log(f"wrk-{target.name}.txt")
 
     # Memory first, each mode on a fresh process, before load runs grow the allocator's pools.
@@ -103,9 +125,26 @@ def measure_target(target, environment, settings, log):
     except TunnelError as error:
         result.problems.append(f"tunnel: {error}")
 
-    if not target.daemon.is_running():
-        result.problems.append(f"{target.name} exited during the run; see {os.path.basename(target.daemon.log_path)}")
-    return result
+
+def _measure_socks_tunnel(target, result, environment, log):
+    """The same download through a SOCKS5 tunnel, from the target's running process, if it speaks SOCKS5."""
+    if target.is_direct:
+        # No proxy in between: the direct download already taken is the baseline of both tunnels.
+        result.socks_tunnel = result.tunnel
+        return
+    refusal = socks5_refusal(target.port)
+    if refusal:
+        result.cannot[SOCKS5] = refusal
+        log(f"  SOCKS5 tunnel: cannot: {refusal}")
+        return
+    large_url = f"https://{BENCH_HOST}:{environment.tls_port}/{LARGE_FILE}"
+    try:
+        result.socks_tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
+                                             environment.certificates.ca_certificate,
+                                             socks_proxy=f"127.0.0.1:{target.port}")
+        log(f"  SOCKS5 tunnel {result.socks_tunnel}")
+    except TunnelError as error:
+        result.problems.append(f"SOCKS5 tunnel: {error}")
 
 
 def _explain(run):

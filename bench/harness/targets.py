@@ -1,4 +1,4 @@
-"""The run directory, the origin server and the four things measured: direct, ipdirect, tinyproxy, squid."""
+"""The run directory, the origin server and the things measured: direct, ipdirect, tinyproxy, squid and dante."""
 
 import os
 import pwd
@@ -22,14 +22,20 @@ MAX_CLIENTS = 4096
 MAX_FILE_DESCRIPTORS = 16384
 SQUID_USER = "proxy"
 TINYPROXY_USER = "tinyproxy"
+# danted's two users (user.privileged and user.unprivileged in danted.conf.in, as Debian's /etc/danted.conf has
+# them); both must be able to write its directory, where it keeps its log, pid file and TMPDIR lock files.
+DANTE_PRIVILEGED_USER = "proxy"
+DANTE_UNPRIVILEGED_USER = "nobody"
 PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
-# What a private mount namespace shows tinyproxy as /etc/hosts and /etc/resolv.conf: bench.test is
+# What a private mount namespace shows tinyproxy and dante as /etc/hosts and /etc/resolv.conf: bench.test is
 # known, and any other lookup goes to a loopback address where nothing answers.
 HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
 # Port 53 of this address has no listener: a DNS server that is never there.
 DEAD_NAMESERVER = "127.0.0.1"
 RESOLV_TEXT = f"nameserver {DEAD_NAMESERVER}\n"
-TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid")
+TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid", "dante")
+# Targets that are SOCKS servers only: no HTTP proxy requests and no CONNECT, so only the SOCKS5 rows apply.
+SOCKS_ONLY_TARGETS = ("dante",)
 # ipdirect's own default: idle upstream connections kept per host and port.
 DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST = 32
 
@@ -93,13 +99,17 @@ class Environment:
         text = PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), text)
         return self._write(output, text)
 
-    def private_dir(self, name, user):
-        """A directory the given user can write, for a server that drops privileges to it."""
+    def private_dir(self, name, user, group_user=None):
+        """A directory the given user can write, for a server that drops privileges to it; with `group_user`,
+        that user's primary group can write it too (and nobody else can)."""
         path = os.path.join(self.run_dir, name)
         os.makedirs(path, exist_ok=True)
         if os.geteuid() == 0:
             entry = pwd.getpwnam(user)
-            shutil.chown(path, entry.pw_uid, entry.pw_gid)
+            group = pwd.getpwnam(group_user).pw_gid if group_user else entry.pw_gid
+            shutil.chown(path, entry.pw_uid, group)
+            if group_user:
+                os.chmod(path, 0o770)
         return path
 
     def log(self, name):
@@ -134,10 +144,7 @@ class Environment:
         config = self.render("tinyproxy.conf.in", f"tinyproxy/{name}.conf", TINYPROXY_PORT=port)
         resolv_conf = (self._write(f"tinyproxy/{name}-resolv.conf", f"nameserver {nameserver}\n") if nameserver
                        else os.path.join(self.run_dir, "resolv.conf"))
-        # unshare without --fork execs, so the pid we hold is tinyproxy's own.
-        script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
-        argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "tinyproxy-namespace",
-                os.path.join(self.run_dir, "hosts"), resolv_conf, "tinyproxy", "-d", "-c", config]
+        argv = self._with_private_hosts(["tinyproxy", "-d", "-c", config], resolv_conf)
         return Daemon(name, argv, port, self.log(f"{name}.out"))
 
     def squid(self, variant="", persistent_upstream_connections=True, nameserver=DEAD_NAMESERVER):
@@ -149,6 +156,24 @@ class Environment:
         config = self.render("squid.conf.in", f"squid/{name}.conf", SQUID_PORT=port, DNS_NAMESERVER=nameserver,
                              SERVER_PERSISTENT_CONNECTIONS="on" if persistent_upstream_connections else "off")
         return Daemon(name, ["squid", "-N", "-f", config], port, self.log(f"{name}.out"))
+
+    def dante(self):
+        """danted in the foreground (no -D), resolving bench.test from the run's hosts file like tinyproxy."""
+        port = free_port()
+        directory = self.private_dir("dante", DANTE_UNPRIVILEGED_USER, group_user=DANTE_PRIVILEGED_USER)
+        config = self.render("danted.conf.in", "dante/danted.conf", DANTE_PORT=port)
+        argv = self._with_private_hosts(["danted", "-f", config, "-p", os.path.join(directory, "danted.pid")])
+        # danted keeps lock files in TMPDIR (danted(8)): here, rather than in the machine's /tmp.
+        return Daemon("dante", argv, port, self.log("dante.out"), env=dict(os.environ, TMPDIR=directory))
+
+    def _with_private_hosts(self, argv, resolv_conf=None):
+        """`argv` run in a mount namespace of its own whose /etc/hosts is the run's hosts file and whose
+        /etc/resolv.conf is `resolv_conf` (by default the run's one, naming a DNS server that is not there).
+        unshare without --fork execs, and so does the shell, so the pid the Daemon holds is the server's own."""
+        script = 'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/resolv.conf && shift 2 && exec "$@"'
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "private-hosts",
+                os.path.join(self.run_dir, "hosts"), resolv_conf or os.path.join(self.run_dir, "resolv.conf"),
+                *argv]
 
     def _write(self, relative, text):
         path = os.path.join(self.run_dir, relative)
@@ -167,6 +192,8 @@ class Target:
         self.make_daemon = make_daemon
         self.origin = origin
         self.daemon = None
+        # False for a SOCKS server: it gets none of the HTTP proxy figures (idle connections, wrk, CONNECT).
+        self.speaks_http_proxy = name not in SOCKS_ONLY_TARGETS
 
     def __str__(self):
         return f"{self.name} ({self.daemon or 'not started'})"

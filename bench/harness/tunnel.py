@@ -1,4 +1,4 @@
-"""Downloads the large file over TLS with curl, through a CONNECT tunnel or straight from the origin."""
+"""Downloads the large file over TLS with curl, through a CONNECT or SOCKS5 tunnel or straight from the origin."""
 
 import statistics
 import subprocess
@@ -30,13 +30,17 @@ class TunnelResult:
         return self.cpu_seconds * 1000 / (self.total_bytes / 2**30)
 
 
-def measure_tunnel(daemon, url, expected_bytes, ca_certificate, proxy_url=None, resolve=None):
-    """`proxy_url` set: curl sends CONNECT through it (-p -x). Otherwise `resolve` pins the origin address."""
+def measure_tunnel(daemon, url, expected_bytes, ca_certificate, proxy_url=None, resolve=None, socks_proxy=None):
+    """`proxy_url` set: curl sends CONNECT through it (-p -x). `socks_proxy` (HOST:PORT) set: curl asks it for a
+    SOCKS5 CONNECT to the URL's host name, which the proxy resolves (RFC 1928 §5 DOMAINNAME). Otherwise `resolve`
+    pins the origin address."""
     argv = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null",
             "--max-time", str(TRANSFER_TIMEOUT_SECONDS), "--cacert", ca_certificate,
             "--write-out", "%{size_download} %{time_total}"]
     if proxy_url:
         argv += ["--proxytunnel", "--proxy", proxy_url]
+    if socks_proxy:
+        argv += ["--socks5-hostname", socks_proxy]
     if resolve:
         argv += ["--resolve", resolve]
     argv.append(url)
