@@ -27,6 +27,16 @@ import Testing
         }
     }
 
+    @Test func offersSOCKS5BeforeThePROXYFallbackWhenAsked() throws {
+        let address = try #require(SocketAddress("127.0.0.1:8080"))
+        #expect(PACFile(proxy: address, direct: [], socks: true).script
+            .contains("var proxy = \"SOCKS5 127.0.0.1:8080; PROXY 127.0.0.1:8080\";"))
+        let config = try Config.parse("[pac]\nsocks = true\n").get()
+        #expect(config.pac.socks)
+        #expect(!Config.defaults.pac.socks)
+        #expect(Self.diagnostics("[pac]\nsocks = \"yes\"\n").first?.hasPrefix("socks: ") == true)
+    }
+
     @Test func emptyDirectListIsAnEmptyArray() throws {
         let script = PACFile(proxy: try #require(SocketAddress("127.0.0.1:8080")), direct: []).script
         #expect(script.contains("var directPatterns = [];"))
