@@ -4,11 +4,13 @@
 import pytest
 
 from harness.access_clients import (SOCKS5_NO_AUTHENTICATION, SOCKS5_NOT_ALLOWED_BY_RULESET, SOCKS5_SUCCEEDED,
-                                    closed_by_peer, connect_from, curl, curl_status, fetch_from, receive_exactly,
-                                    socks5_connect, socks5_greeting, socks5_reply_code)
+                                    SOCKS5_USERNAME_PASSWORD, closed_by_peer, connect_from, curl, curl_status,
+                                    fetch_from, receive_exactly, socks5_connect, socks5_greeting, socks5_login,
+                                    socks5_reply_code)
 from harness.ipdirect_proxy import ConfigAdditions
 from harness.raw_http import RawConnection, get_request
 from harness.resolution_checks import log_field
+from test_proxy_authentication import write_users
 
 INSIDE = "127.0.0.2"
 OUTSIDE = "127.0.0.1"
@@ -79,3 +81,22 @@ def test_the_pac_file_is_refused_outside_the_clients_and_served_inside(narrowed)
     assert f"\nContent-Type: {PAC_TYPE}\n" in inside.stdout, inside.stdout
     narrowed.wait_for_access_log(f"client={OUTSIDE}:", "status=403", "(access.clients)")
     narrowed.wait_for_access_log(f"client={INSIDE}:", "status=200")
+
+
+def test_a_socks5_client_outside_the_clients_never_has_a_password_checked(start_ipdirect, tmp_path):
+    """With logins on, a client outside the list that can only offer username/password is refused unchecked, so
+    SOCKS5 cannot tell it whether a password is right (over HTTP it gets 403 before any check)."""
+    users = tmp_path / "htpasswd"
+    write_users(users, {"alice": "right-password"})
+    own = start_ipdirect(ConfigAdditions(access_keys={"clients": [f"{INSIDE}/32"], "auth_file": str(users)}))
+    for password in ("right-password", "wrong-password"):
+        with connect_from(OUTSIDE, own.address) as client:
+            client.sendall(socks5_greeting(SOCKS5_USERNAME_PASSWORD))
+            assert receive_exactly(client, 2) == bytes([5, SOCKS5_USERNAME_PASSWORD])
+            client.sendall(socks5_login("alice", password))
+            assert receive_exactly(client, 2) == bytes([1, 1]), "a login from outside the clients was not refused"
+            assert closed_by_peer(client), "the connection stayed open after a refusal"
+    own.wait_for_access_log(f"client={OUTSIDE}:", "method=SOCKS5", "status=403")
+    events = own.stderr_since_mark()
+    assert "auth_failed" not in events, events
+    assert "right-password" not in events and "wrong-password" not in events, events

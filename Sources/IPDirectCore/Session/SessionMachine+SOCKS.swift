@@ -39,6 +39,7 @@ extension SessionMachine {
             case .invalid(let reason): return close(note: "socks5 credentials: \(reason)")
             case .complete(let credentials, let length):
                 exchange.bytesFromClient += UInt64(length)
+                guard clientPermitted else { return refuseLoginOutsideClients(exchange, consumed: length, levels, now: now) }
                 state = .authenticating(exchange, .socks5)
                 return [.consumeClientInput(length),
                         .verifyCredentials(user: credentials.username, password: credentials.password)]
@@ -85,9 +86,17 @@ extension SessionMachine {
     /// RFC 1928 §3: the server picks one of the offered methods, or 0xFF and closes.
     private mutating func chooseMethod(for greeting: SOCKS5Greeting, _ exchange: Exchange, consumed: Int,
                                        _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        let method: SOCKS5Method? = requiresAuthentication
-            ? (greeting.offersUsernamePassword ? .usernamePassword : nil)
-            : (greeting.offersNoAuthentication ? .noAuthentication : nil)
+        let method: SOCKS5Method?
+        if !clientPermitted {
+            // Its request is refused with 0x02 whatever it sends, so no password of it is ever checked:
+            // a client outside the ACL must not learn through SOCKS5 whether a password is right.
+            method = greeting.offersNoAuthentication ? .noAuthentication
+                : (greeting.offersUsernamePassword ? .usernamePassword : nil)
+        } else if requiresAuthentication {
+            method = greeting.offersUsernamePassword ? .usernamePassword : nil
+        } else {
+            method = greeting.offersNoAuthentication ? .noAuthentication : nil
+        }
         var actions: [SessionAction] = [.consumeClientInput(consumed)]
         guard let method else {
             exchange.status = 407
@@ -104,6 +113,22 @@ extension SessionMachine {
         exchange.bytesToClient += UInt64(reply.count)
         actions.append(.sendToClient(reply))
         actions.append(.readNextRequest)
+        return actions
+    }
+
+    /// A client outside `[access] clients` that could only offer a login: refused unchecked, as RFC 1929
+    /// §2 allows only success or failure here.
+    private mutating func refuseLoginOutsideClients(_ exchange: Exchange, consumed: Int, _ levels: BufferLevels,
+                                                    now: Int64) -> [SessionAction] {
+        let error = ProxyError(status: 403, kind: .httpRequestDenied,
+                               details: "this client address is not allowed to use the proxy (access.clients)")
+        let reply = SOCKS5Credentials.reply(accepted: false)
+        exchange.status = error.status
+        exchange.note = error.details
+        exchange.bytesToClient += UInt64(reply.count)
+        var actions: [SessionAction] = [.consumeClientInput(consumed), .reportError(error, target: exchange.hostPort),
+                                        .sendToClient(reply)]
+        actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
         return actions
     }
 

@@ -116,6 +116,30 @@ import Testing
         #expect(actions.logged?.status == 403)
     }
 
+    @Test func aClientOutsideTheACLNeverHasAPasswordChecked() {
+        var script = SessionScript(clientPermitted: false, requiresAuthentication: true)
+        let credentials: [UInt8] = [1, 5] + Array("alice".utf8) + [6] + Array("s3cret".utf8)
+        let actions = script.all([.start, .socksVersion(5), .socksBytes(Self.greetingWithPassword), .socksBytes(credentials)])
+        // Offered both, it is given "no authentication", so what it sends next is read as its request.
+        #expect(actions.sentBytes == [5, 0])
+        #expect(!actions.contains { if case .verifyCredentials = $0 { return true } else { return false } })
+        #expect(actions.last == .close)
+        var onlyPassword = SessionScript(clientPermitted: false, requiresAuthentication: true)
+        let refused = onlyPassword.all([.start, .socksVersion(5), .socksBytes([5, 1, 2]), .socksBytes(credentials)])
+        #expect(refused.sentBytes == [5, 2, 1, 1])
+        #expect(!refused.contains { if case .verifyCredentials = $0 { return true } else { return false } })
+        #expect(refused.logged?.status == 403)
+        #expect(onlyPassword.machine.phase == .flushing)
+    }
+
+    @Test func aClientOutsideTheACLOfferingNoAuthenticationIsRefusedAtItsRequest() {
+        var script = SessionScript(clientPermitted: false, requiresAuthentication: true)
+        let actions = script.all([.start, .socksVersion(5), .socksBytes(Self.greetingWithPassword),
+                                  .socksBytes(Self.request("a.test", port: 443))])
+        #expect(actions.sentBytes == [5, 0] + Self.failed(0x02))
+        #expect(!actions.contains(.resolve(host: "a.test")))
+    }
+
     @Test func withAuthenticationOnlyTheUsernamePasswordMethodIsAccepted() {
         var script = SessionScript(requiresAuthentication: true)
         let offered = script.all([.start, .socksVersion(5), .socksBytes(Self.greetingWithPassword)])
