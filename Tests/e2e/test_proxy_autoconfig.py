@@ -1,14 +1,13 @@
 """/proxy.pac on the proxy listener: evaluated by a real PAC engine (pacparser), and used by headless
 Chromium (`--proxy-pac-url`) to load a page from the test nginx through ipdirect."""
 
-import shutil
-import subprocess
 import time
 
 import pacparser
 import pytest
 import requests
 
+from harness import chromium
 from harness.ipdirect_proxy import ConfigAdditions
 from harness.nginx_origin import STATIC_PAGE_TEXT
 from harness.ports import LOOPBACK
@@ -17,8 +16,6 @@ from harness.resolution_checks import access_log_lines
 PAC_TYPE = "application/x-ns-proxy-autoconfig"
 DIRECT_PATTERNS = ["*.corp.example", "intranet?.example"]
 REQUEST_TIMEOUT_SECONDS = 10
-# Headless Chromium starts, fetches the PAC file and one page; generous for a loaded 2-core machine.
-CHROMIUM_SECONDS = 90
 # The access log is written in batches, at most 200 ms late.
 ACCESS_LOG_SECONDS = 5
 
@@ -91,30 +88,13 @@ def test_head_and_keep_alive_and_other_paths(own):
         assert posted.status_code == 400
 
 
-def chromium_binary() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def test_headless_chromium_loads_a_page_through_ipdirect_by_pac(own, network, tmp_path):
-    browser = chromium_binary()
+    browser = chromium.chromium_binary()
     if browser is None:
-        pytest.skip("Debian's chromium is not installed (scripts/test installs it)")
-    page_url = network.plain_url("/static/page.html")
-    command = [
-        browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        f"--user-data-dir={tmp_path / 'profile'}", "--no-first-run", "--no-default-browser-check",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
-        f"--proxy-pac-url=http://{LOOPBACK}:{own.port}/proxy.pac",
-        # Chromium itself resolves nothing but the loopback PAC address: a page it fetched DIRECT would
-        # fail, so the page can only arrive through ipdirect, and no query leaves the machine.
-        f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {LOOPBACK}",
-        "--virtual-time-budget=5000", "--dump-dom", page_url,
-    ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_SECONDS,
-                               env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert STATIC_PAGE_TEXT.splitlines()[0] in completed.stdout, \
-        f"exit {completed.returncode}\n--- stdout:\n{completed.stdout[-2000:]}\n--- stderr:\n{completed.stderr[-4000:]}"
+        pytest.skip(chromium.NOT_INSTALLED)
+    completed = chromium.dump_dom(browser, f"--proxy-pac-url=http://{LOOPBACK}:{own.port}/proxy.pac",
+                                  network.plain_url("/static/page.html"), tmp_path)
+    assert STATIC_PAGE_TEXT.splitlines()[0] in completed.stdout, chromium.describe(completed)
     authority = network.plain_authority()
     deadline = time.monotonic() + ACCESS_LOG_SECONDS
     while not (lines := [line for line in access_log_lines(own, authority) if " status=200 " in line]):
