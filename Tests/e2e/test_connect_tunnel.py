@@ -1,17 +1,15 @@
 """CONNECT tunnels (RFC 9110 §9.3.6): the client's own TLS, with its SNI, reaches the right virtual host."""
 
-import hashlib
 import os
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 
 import pytest
 
 from harness.proxy_status import assert_generated_error
-from harness.digest_origin import reply_payload
+from harness.digest_origin import exchange_through
 from harness.raw_http import RawConnection
 
 CURL_TIMEOUT_SECONDS = 20
@@ -83,15 +81,7 @@ def test_tunnel_carries_bulk_bytes_both_ways_and_passes_a_half_close_on(proxy, n
         client.send(connect_request(authority))
         established = client.read_response("CONNECT")
         assert established.status == 200, established.describe()
-        client.sock.sendall(payload)
-        # The origin answers only after our FIN reached it through the proxy.
-        client.sock.shutdown(socket.SHUT_WR)
-        received = client.take_buffered()
-        while block := client.sock.recv(65536):
-            received += block
-    summary, _, echoed = received.partition(b"\n")
-    assert summary.decode() == f"{len(payload)} {hashlib.sha256(payload).hexdigest()}"
-    assert echoed == reply_payload(len(payload)), f"{len(echoed)} bytes came back, expected {len(payload)}"
+        exchange_through(client.sock, payload, early=client.take_buffered())
     if proxy.kind == "ipdirect":
         line = proxy.wait_for_access_log("CONNECT", authority, "status=200")
         assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= len(payload), line

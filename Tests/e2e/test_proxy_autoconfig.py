@@ -1,14 +1,12 @@
 """/proxy.pac on the proxy listener: evaluated by a real PAC engine (pacparser), and used by headless
-Chromium (`--proxy-pac-url`) to load a page from the test nginx through ipdirect."""
-
-import shutil
-import subprocess
-import time
+Chromium (`--proxy-pac-url`) to load a page from the test nginx through ipdirect; with `[pac] socks = true` the
+file offers the same port as SOCKS5 first, and Chromium takes the page through a SOCKS5 tunnel."""
 
 import pacparser
 import pytest
 import requests
 
+from harness import chromium
 from harness.ipdirect_proxy import ConfigAdditions
 from harness.nginx_origin import STATIC_PAGE_TEXT
 from harness.ports import LOOPBACK
@@ -17,8 +15,6 @@ from harness.resolution_checks import access_log_lines
 PAC_TYPE = "application/x-ns-proxy-autoconfig"
 DIRECT_PATTERNS = ["*.corp.example", "intranet?.example"]
 REQUEST_TIMEOUT_SECONDS = 10
-# Headless Chromium starts, fetches the PAC file and one page; generous for a loaded 2-core machine.
-CHROMIUM_SECONDS = 90
 # The access log is written in batches, at most 200 ms late.
 ACCESS_LOG_SECONDS = 5
 
@@ -47,7 +43,8 @@ def find_proxy(script: str, url: str, host: str) -> str:
         pacparser.cleanup()
 
 
-@pytest.mark.parametrize("url, host, direct", [
+# URL, host, and whether the PAC file sends it DIRECT.
+PAC_CASES = [
     ("http://www.example.com/", "www.example.com", False),
     ("https://api.example.org:8443/x", "api.example.org", False),
     ("http://93.184.216.34/", "93.184.216.34", False),
@@ -64,7 +61,10 @@ def find_proxy(script: str, url: str, host: str) -> str:
     ("http://build.corp.example/", "build.corp.example", True),
     ("http://intranet7.example/", "intranet7.example", True),
     ("http://corp.example/", "corp.example", False),
-])
+]
+
+
+@pytest.mark.parametrize("url, host, direct", PAC_CASES)
 def test_pac_engine_sends_public_hosts_to_the_proxy_and_private_ones_direct(own, url, host, direct):
     script = pac_text(LOOPBACK, own.port)
     expected = "DIRECT" if direct else f"PROXY {LOOPBACK}:{own.port}"
@@ -91,34 +91,36 @@ def test_head_and_keep_alive_and_other_paths(own):
         assert posted.status_code == 400
 
 
-def chromium_binary() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+# [pac] socks = true: the same listener offered as SOCKS5 first, HTTP after it ----------------------------------
+@pytest.fixture
+def socks_pac(start_ipdirect, network):
+    """PAC with SOCKS and the same direct patterns; tunnels (SOCKS ones included) may reach nginx's plain port
+    too."""
+    return start_ipdirect(ConfigAdditions(pac_keys={"socks": True, "direct": DIRECT_PATTERNS},
+                                          access_keys={"connect_ports": network.connect_ports +
+                                                       [network.nginx_http_port]}))
 
 
-def test_headless_chromium_loads_a_page_through_ipdirect_by_pac(own, network, tmp_path):
-    browser = chromium_binary()
+@pytest.mark.parametrize("url, host, direct", PAC_CASES)
+def test_pac_with_socks_offers_socks5_then_proxy_on_the_same_port(socks_pac, url, host, direct):
+    script = pac_text(LOOPBACK, socks_pac.port)
+    both = f"SOCKS5 {LOOPBACK}:{socks_pac.port}; PROXY {LOOPBACK}:{socks_pac.port}"
+    assert both in script
+    assert find_proxy(script, url, host) == ("DIRECT" if direct else both)
+
+
+@pytest.mark.parametrize("socks", [False, True], ids=["proxy", "socks5"])
+def test_headless_chromium_loads_a_page_through_ipdirect_by_pac(request, network, tmp_path, socks):
+    browser = chromium.chromium_binary()
     if browser is None:
-        pytest.skip("Debian's chromium is not installed (scripts/test installs it)")
-    page_url = network.plain_url("/static/page.html")
-    command = [
-        browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        f"--user-data-dir={tmp_path / 'profile'}", "--no-first-run", "--no-default-browser-check",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
-        f"--proxy-pac-url=http://{LOOPBACK}:{own.port}/proxy.pac",
-        # Chromium itself resolves nothing but the loopback PAC address: a page it fetched DIRECT would
-        # fail, so the page can only arrive through ipdirect, and no query leaves the machine.
-        f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {LOOPBACK}",
-        "--virtual-time-budget=5000", "--dump-dom", page_url,
-    ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_SECONDS,
-                               env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    assert STATIC_PAGE_TEXT.splitlines()[0] in completed.stdout, \
-        f"exit {completed.returncode}\n--- stdout:\n{completed.stdout[-2000:]}\n--- stderr:\n{completed.stderr[-4000:]}"
+        pytest.skip(chromium.NOT_INSTALLED)
+    own = request.getfixturevalue("socks_pac" if socks else "own")
+    completed = chromium.dump_dom(browser, f"--proxy-pac-url=http://{LOOPBACK}:{own.port}/proxy.pac",
+                                  network.plain_url("/static/page.html"), tmp_path)
+    assert STATIC_PAGE_TEXT.splitlines()[0] in completed.stdout, chromium.describe(completed)
+    # With SOCKS offered first, the page comes through a SOCKS5 tunnel; without it, as an HTTP proxy request.
+    method, other = ("SOCKS5", "GET") if socks else ("GET", "SOCKS5")
     authority = network.plain_authority()
-    deadline = time.monotonic() + ACCESS_LOG_SECONDS
-    while not (lines := [line for line in access_log_lines(own, authority) if " status=200 " in line]):
-        assert time.monotonic() < deadline, \
-            f"ipdirect's access log has no request for {authority}:\n{own.access_log_since_mark()}"
-        time.sleep(0.05)
-    assert " method=GET " in lines[0]
+    own.wait_for_access_log(f" method={method} ", f" target={authority} ", " status=200 ",
+                            timeout=ACCESS_LOG_SECONDS)
+    assert not [line for line in access_log_lines(own, authority) if f" method={other} " in line]

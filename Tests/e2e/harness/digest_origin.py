@@ -15,6 +15,21 @@ IDLE_CLOSE_SECONDS = 20.0
 READ_CHUNK_BYTES = 65536
 
 
+def exchange_through(sock: socket.socket, payload: bytes, early: bytes = b"") -> None:
+    """Sends `payload` up an open tunnel to this origin, half-closes, and checks what comes back until the
+    origin closes: the count and sha256 of `payload`, then as many bytes of `reply_payload`. `early` holds
+    bytes the client already read past the tunnel's opening."""
+    sock.sendall(payload)
+    # The origin answers only after our FIN reached it through the proxy.
+    sock.shutdown(socket.SHUT_WR)
+    received = early
+    while block := sock.recv(READ_CHUNK_BYTES):
+        received += block
+    summary, _, echoed = received.partition(b"\n")
+    assert summary.decode() == f"{len(payload)} {hashlib.sha256(payload).hexdigest()}"
+    assert echoed == reply_payload(len(payload)), f"{len(echoed)} bytes came back, expected {len(payload)}"
+
+
 def reply_payload(length: int) -> bytes:
     """The bytes the origin sends back after its summary line: a repeating pattern of `length` bytes."""
     pattern = bytes(range(256))

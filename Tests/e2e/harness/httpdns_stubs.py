@@ -11,10 +11,9 @@ A second instance with a certificate serves the same over TLS (as `httpdns.test`
 Records, modes and counts live in a `StubState` that tests change while the stub runs.
 """
 
-import ssl
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlsplit
 
 from .certificates import CertificatePair
@@ -23,6 +22,7 @@ from .httpdns_formats import (FormatQuery, StubReply, answer_aliyun, answer_doh,
                               identify_aliyun, identify_doh, identify_json, identify_tencent, misbehaviour)
 from .httpdns_state import DEFAULT_TTL, StubMode, StubRecord, StubRequest, StubState
 from .ports import LOOPBACK
+from .tls_server import HandshakeOnConnectionThread, server_context
 
 # Accounts, token and keys the stub is configured with unless a test says otherwise.
 ALIYUN_ACCOUNT_ID = "100000"               # plain /d only
@@ -42,26 +42,17 @@ PATHS = {"json-google": "/resolve", "json-cloudflare": "/dns-query", "aliyun": "
 MAXIMUM_POST_BYTES = 65535
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(HandshakeOnConnectionThread):
     daemon_threads = True
 
     def __init__(self, stub: "HttpdnsStub"):
         self.stub = stub
+        self.tls_context = stub.tls_context
         super().__init__((LOOPBACK, 0), _Handler)
 
     def process_request(self, request, client_address):
         self.stub.state.count_connection()
         super().process_request(request, client_address)
-
-    def finish_request(self, request, client_address):
-        # The TLS handshake runs on the connection's own thread, so a slow client never blocks accepting.
-        if self.stub.tls_context is not None:
-            try:
-                request = self.stub.tls_context.wrap_socket(request, server_side=True)
-            except (ssl.SSLError, OSError):
-                request.close()
-                return
-        super().finish_request(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -110,11 +101,7 @@ class HttpdnsStub:
         `tencent_keys`: key id -> (algorithm, key bytes) for the encrypted form."""
         self.state = StubState(records or {})
         self.certificate = certificate
-        self.tls_context = None
-        if certificate is not None:
-            self.tls_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            self.tls_context.load_cert_chain(str(certificate.chain), str(certificate.key))
-            self.tls_context.set_alpn_protocols(["http/1.1"])
+        self.tls_context = server_context(certificate, alpn=["http/1.1"])
         self.aliyun_secrets = aliyun_secrets if aliyun_secrets is not None else {
             ALIYUN_ACCOUNT_ID: None, ALIYUN_SIGNED_ACCOUNT_ID: ALIYUN_SECRET}
         self.tencent_token = tencent_token

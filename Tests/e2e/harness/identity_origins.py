@@ -9,14 +9,14 @@ keep its connections to them alive. Given a certificate they speak TLS instead (
 origination); the handshake runs on the connection's own thread.
 """
 
-import ssl
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from .certificates import CertificatePair
 from .network_namespace import NetworkNamespace
+from .tls_server import HandshakeOnConnectionThread, server_context
 
 # The response header, and the body, that name the address which answered.
 IDENTITY_HEADER = "X-Origin-Address"
@@ -48,27 +48,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class _IdentityServer(ThreadingHTTPServer):
+class _IdentityServer(HandshakeOnConnectionThread):
     daemon_threads = True
     # Several origins share one port on different addresses; never a stale bind from an earlier test.
     allow_reuse_address = True
 
     def __init__(self, origin: "IdentityOrigin", port: int):
         self.origin = origin
+        self.tls_context = origin.tls_context
         super().__init__((origin.address, port), _Handler)
 
     def process_request(self, request, client_address):
         self.origin.count_connection()
         super().process_request(request, client_address)
-
-    def finish_request(self, request, client_address):
-        if self.origin.tls_context is not None:
-            try:
-                request = self.origin.tls_context.wrap_socket(request, server_side=True)
-            except (ssl.SSLError, OSError):
-                request.close()
-                return
-        super().finish_request(request, client_address)
 
 
 class IdentityOrigin:
@@ -79,10 +71,7 @@ class IdentityOrigin:
                  certificate: CertificatePair | None = None):
         self.address = address
         self.delay_seconds = delay_seconds
-        self.tls_context = None
-        if certificate is not None:
-            self.tls_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            self.tls_context.load_cert_chain(str(certificate.chain), str(certificate.key))
+        self.tls_context = server_context(certificate)
         self._lock = threading.Lock()
         self.requests = 0
         self.connections = 0
