@@ -35,7 +35,8 @@ class DaemonError(Exception):
 class Daemon:
     """One server process that the benchmark started, identified by its pid (and its own process group)."""
 
-    def __init__(self, name, argv, port, log_path, env=None, host="127.0.0.1", namespace=None, udp=False):
+    def __init__(self, name, argv, port, log_path, env=None, host="127.0.0.1", namespace=None, udp=False,
+                 start_timeout=START_TIMEOUT_SECONDS):
         self.name = name
         self.port = port
         self.host = host  # the address it listens on
@@ -46,6 +47,8 @@ class Daemon:
         self.namespace = namespace
         self.argv = ["ip", "netns", "exec", namespace, *argv] if namespace else argv
         self.udp = udp  # a UDP server (namespace only): ready once its socket is bound
+        # Longer for a server run under valgrind, which starts many times slower.
+        self.start_timeout = start_timeout
         self.process = None
 
     def __str__(self):
@@ -57,7 +60,7 @@ class Daemon:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 env=self.env, start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 code = self.process.returncode
@@ -68,19 +71,23 @@ class Daemon:
             time.sleep(START_POLL_SECONDS)
         self.stop()
         raise DaemonError(f"{self.name} did not listen on port {self.port} within "
-                          f"{START_TIMEOUT_SECONDS} s\n{self.log_tail()}")
+                          f"{self.start_timeout} s\n{self.log_tail()}")
 
-    def stop(self):
-        """Stops the server and everything it forked; safe to call twice."""
+    def stop(self, signal_number=signal.SIGTERM, timeout=STOP_TIMEOUT_SECONDS):
+        """Stops the server and everything it forked; safe to call twice. Returns the server's exit status, or
+        None when it had to be killed (or was already stopped)."""
         if self.process is None:
-            return
+            return None
         process, self.process = self.process, None
+        status = None
         if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(signal_number)
             try:
-                process.wait(timeout=STOP_TIMEOUT_SECONDS)
+                status = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 pass
+        else:
+            status = process.returncode
         # The group id is the pid we started (start_new_session): this reaches only our own children,
         # such as nginx workers left behind by a master that died.
         try:
@@ -88,6 +95,7 @@ class Daemon:
         except ProcessLookupError:
             pass
         process.wait()
+        return status
 
     def _listening(self):
         """Whether the server accepts connections yet. Inside a namespace this process cannot connect to it,

@@ -76,17 +76,23 @@ class Environment:
         return (f"run dir {self.run_dir}, origin http={self.http_port} tls={self.tls_port} "
                 f"tls-without-resumption={self.tls_full_handshake_port}")
 
-    def prepare(self):
+    def prepare(self, large_file=True):
+        """The run directory and the origin's files; without `large_file`, no 100 MiB file (for a run that
+        does not tunnel it)."""
         for sub in ("www", "nginx", "logs"):
             os.makedirs(os.path.join(self.run_dir, sub), exist_ok=True)
         with open(os.path.join(self.run_dir, "www", SMALL_FILE), "wb") as small:
             small.write(b"x" * SMALL_FILE_BYTES)
-        # Random bytes: nothing on the way may shrink them.
-        with open(os.path.join(self.run_dir, "www", LARGE_FILE), "wb") as large:
-            for _ in range(LARGE_FILE_BYTES // LARGE_FILE_CHUNK_BYTES):
-                large.write(os.urandom(LARGE_FILE_CHUNK_BYTES))
+        if large_file:
+            self.add_random_file(LARGE_FILE, LARGE_FILE_BYTES)
         self._write("hosts", HOSTS_TEXT)
         self._write("resolv.conf", RESOLV_TEXT)
+
+    def add_random_file(self, name, size_bytes):
+        """A file of `size_bytes` random bytes for the origin to serve: nothing on the way may shrink them."""
+        with open(os.path.join(self.run_dir, "www", name), "wb") as output:
+            for offset in range(0, size_bytes, LARGE_FILE_CHUNK_BYTES):
+                output.write(os.urandom(min(LARGE_FILE_CHUNK_BYTES, size_bytes - offset)))
 
     def render(self, template, output, **extra):
         """Copies bench/config/`template` to the run dir, filling in @...@ placeholders."""
@@ -122,14 +128,15 @@ class Environment:
                       self.http_port, self.log("nginx.out"))
 
     def ipdirect(self, binary, variant="", upstream_max_idle_per_host=DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST,
-                 template="ipdirect.toml.in", **values):
+                 template="ipdirect.toml.in", wrapper=(), **values):
         """`variant` names a differently configured instance (its own config and log file); `template` and
-        `values` (placeholder -> value) give another configuration, such as the resolver figures' ones."""
+        `values` (placeholder -> value) give another configuration, such as the resolver figures' ones;
+        `wrapper` is a command that runs the binary, such as valgrind and its options."""
         port = free_port()
         name = f"ipdirect-{variant}" if variant else "ipdirect"
         config = self.ipdirect_config(name, template, IPDIRECT_PORT=port,
                                       UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host, **values)
-        return Daemon(name, [binary, "run", "--config", config], port, self.log(f"{name}.out"))
+        return Daemon(name, [*wrapper, binary, "run", "--config", config], port, self.log(f"{name}.out"))
 
     def ipdirect_config(self, name, template, **values):
         """Writes ipdirect/`name`.toml from `template`; returns its path."""
