@@ -1,4 +1,5 @@
-"""dnsmasq as the DNS server of the resolver figures' system-resolver runs: loopback only, answering only the
+"""dnsmasq as the DNS server of the resolver figures' system-resolver runs, and of the nginx-proxy and haproxy
+peers (harness/peers.py), which resolve through a DNS server only: loopback only, answering only the
 names it is given (127.0.0.1 each, the origin), no upstream. Configured by config/dnsmasq.conf.in.
 
 squid's `dns_nameservers` takes addresses without a port, and glibc's resolv.conf (tinyproxy's resolver) has
@@ -46,20 +47,23 @@ def _port_53_free(address):
 class Dnsmasq:
     """One dnsmasq process; `on_port_53` says whether squid and tinyproxy can use it."""
 
-    def __init__(self, environment, names):
-        if _port_53_free(OWN_LOOPBACK_ADDRESS):
+    def __init__(self, environment, names, name="dnsmasq", port_53=True):
+        """`name` is the instance's directory and log name; `port_53=False` takes a free port on 127.0.0.1 even
+        when port 53 is free, for a server that can ask any port (nginx's resolver, haproxy's resolvers) and
+        so never holds port 53 from the resolver figures' instance."""
+        if port_53 and _port_53_free(OWN_LOOPBACK_ADDRESS):
             self.host, self.port = OWN_LOOPBACK_ADDRESS, DNS_PORT
         else:
             self.host, self.port = FALLBACK_ADDRESS, free_port()
-        directory = os.path.join(environment.run_dir, "dnsmasq")
+        directory = os.path.join(environment.run_dir, name)
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "names.conf"), "w") as records:
             records.write("".join(f"host-record={name},{ORIGIN_ADDRESS}\n" for name in names))
         self.log_path = os.path.join(directory, "dnsmasq.log")
-        config = environment.render("dnsmasq.conf.in", "dnsmasq/dnsmasq.conf", DNS_HOST=self.host,
-                                    DNS_PORT=self.port)
-        self.daemon = Daemon("dnsmasq", ["dnsmasq", f"--conf-file={config}"], self.port,
-                             environment.log("dnsmasq.out"), host=self.host)
+        config = environment.render("dnsmasq.conf.in", f"{name}/dnsmasq.conf", DNS_HOST=self.host,
+                                    DNS_PORT=self.port, DNS_DIR=directory)
+        self.daemon = Daemon(name, ["dnsmasq", f"--conf-file={config}"], self.port,
+                             environment.log(f"{name}.out"), host=self.host)
 
     def __str__(self):
         return f"dnsmasq at {self.address}"

@@ -4,8 +4,10 @@ import os
 import subprocess
 
 # nginx-light is Debian 12's small nginx; openssl makes the test certificates; util-linux has unshare;
-# dante-server is danted, the SOCKS5 server the SOCKS tunnel rows compare ipdirect with.
-REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux", "dante-server"]
+# dante-server is danted, the SOCKS5 server the SOCKS tunnel rows compare ipdirect with; haproxy and
+# trafficserver are two more peers (nginx-light, the origin, is the third).
+REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openssl", "util-linux", "dante-server",
+                     "haproxy", "trafficserver"]
 # The DNS servers of the resolver figures: unbound (DoH, and unbound-control) and dnsmasq's binary alone
 # (dnsmasq-base, without the package that runs it as a system service).
 RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
@@ -31,7 +33,8 @@ def missing_packages(packages=REQUIRED_PACKAGES):
 
 def ensure_packages(log, packages=REQUIRED_PACKAGES):
     """apt-get installs whatever is missing of `packages`. The packages' own services (nginx on port 80,
-    squid on 3128, tinyproxy on 8888, unbound on 53, danted from /etc/danted.conf) are kept from starting: the
+    squid on 3128, tinyproxy on 8888, unbound on 53, danted from /etc/danted.conf, haproxy from
+    /etc/haproxy/haproxy.cfg, trafficserver on 8080) are kept from starting: the
     benchmark runs its own instances on free ports."""
     missing = missing_packages(packages)
     if not missing:

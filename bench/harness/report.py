@@ -4,7 +4,7 @@ origination and resolver results into tables of their own."""
 from harness import idle
 from harness.resolver import COLD, DOH_COLUMNS, WARM
 from harness.scheduling import ADDRESSES, DEAD, KEEP_ALIVE, MODES, WARM_UP_SECONDS
-from harness.suite import HTTP_PROXY, SOCKS5
+from harness.suite import CONNECT, HTTP_PROXY, SOCKS5
 from harness.tls_origination import RUNS as TLS_RUNS
 
 KIB_PER_MIB = 1024
@@ -13,12 +13,12 @@ KIB_PER_MIB = 1024
 class Figure:
     """One row of the table: how to read it from a TargetResult and how to print it."""
 
-    def __init__(self, label, extract, digits, better, needs=HTTP_PROXY):
+    def __init__(self, label, extract, digits, better, needs=(HTTP_PROXY,)):
         self.label = label
         self.extract = extract
         self.digits = digits
         self.better = better  # "higher" or "lower", printed so a reader knows which way a ratio is good
-        # What the target must speak to give this figure (a key of TargetResult.cannot), None for any server.
+        # What the target must speak to give this figure (keys of TargetResult.cannot), () for any server.
         self.needs = needs
 
     def __str__(self):
@@ -41,19 +41,20 @@ FIGURES = [
     Figure("new-connection requests/s (Connection: close)",
            lambda r: r.new_connection.requests_per_second, 0, "higher"),
     Figure("CONNECT tunnel MB/s (100 MiB over TLS)",
-           lambda r: r.tunnel.megabytes_per_second, 0, "higher"),
+           lambda r: r.tunnel.megabytes_per_second, 0, "higher", needs=(HTTP_PROXY, CONNECT)),
     Figure("SOCKS5 tunnel MB/s (100 MiB over TLS)",
-           lambda r: r.socks_tunnel.megabytes_per_second, 0, "higher", needs=SOCKS5),
+           lambda r: r.socks_tunnel.megabytes_per_second, 0, "higher", needs=(SOCKS5,)),
     Figure("latency p50 ms (1 connection)", lambda r: r.latency.p50_ms, 3, "lower"),
     Figure("latency p99 ms (1 connection)", lambda r: r.latency.p99_ms, 3, "lower"),
     Figure("RSS KiB per idle connection (partial request head)", _idle_kib(idle.PARTIAL), 1, "lower"),
     Figure("RSS KiB per idle connection (after a keep-alive request)", _idle_kib(idle.KEPT_ALIVE), 1, "lower"),
     Figure("CPU µs per request (keep-alive run)", lambda r: r.keep_alive_cpu_us, 1, "lower"),
     Figure("CPU µs per request (new-connection run)", lambda r: r.new_connection_cpu_us, 1, "lower"),
-    Figure("CPU ms per GiB tunnelled (TLS download)", lambda r: r.tunnel.cpu_ms_per_gib, 0, "lower"),
+    Figure("CPU ms per GiB tunnelled (TLS download)", lambda r: r.tunnel.cpu_ms_per_gib, 0, "lower",
+           needs=(HTTP_PROXY, CONNECT)),
     Figure("CPU ms per GiB through a SOCKS5 tunnel (TLS download)",
-           lambda r: r.socks_tunnel.cpu_ms_per_gib, 0, "lower", needs=SOCKS5),
-    Figure("RSS MiB at start", lambda r: r.start_rss_kib / KIB_PER_MIB, 1, "lower", needs=None),
+           lambda r: r.socks_tunnel.cpu_ms_per_gib, 0, "lower", needs=(SOCKS5,)),
+    Figure("RSS MiB at start", lambda r: r.start_rss_kib / KIB_PER_MIB, 1, "lower", needs=()),
 ]
 
 
@@ -68,7 +69,7 @@ def table_rows(results):
         row = [figure.label, figure.better]
         for result in results:
             row.append(_cell(figure, figure.value(result), baseline, result is direct, result.skipped,
-                             figure.needs in result.cannot))
+                             any(kind in result.cannot for kind in figure.needs)))
         rows.append(row)
     return rows
 

@@ -13,8 +13,9 @@ MICROSECONDS_PER_SECOND = 1_000_000
 # Share of requests followed by a read error above which the server evidently closes after every response.
 CLOSED_AFTER_EACH_RESPONSE = 0.9
 # The kinds of figure a target may be unable to give (TargetResult.cannot): the HTTP proxy rows (idle
-# connections, wrk runs, the CONNECT tunnel) and the SOCKS5 tunnel rows.
+# connections, wrk runs, the CONNECT tunnel), the CONNECT tunnel rows alone, and the SOCKS5 tunnel rows.
 HTTP_PROXY = "HTTP proxy"
+CONNECT = "CONNECT"
 SOCKS5 = "SOCKS5"
 
 
@@ -50,7 +51,7 @@ class TargetResult:
         self.latency = None
         self.tunnel = None
         self.socks_tunnel = None
-        self.cannot = {}  # HTTP_PROXY or SOCKS5 -> why this target has none of those figures
+        self.cannot = {}  # HTTP_PROXY, CONNECT or SOCKS5 -> why this target has none of those figures
         self.problems = []
 
     def __str__(self):
@@ -111,6 +112,10 @@ def _measure_http_proxy(target, result, environment, settings, log):
             errors = ", ".join(f"{name} {count}" for name, count in run.errors.items() if count)
             result.problems.append(f"{label} run had errors: {errors}{_explain(run)}")
 
+    if target.cannot_connect:
+        result.cannot[CONNECT] = target.cannot_connect
+        log(f"  tunnel: cannot: {target.cannot_connect}")
+        return
     large_url = f"https://{BENCH_HOST}:{environment.tls_port}/{LARGE_FILE}"
     try:
         if target.is_direct:

@@ -1,4 +1,5 @@
-"""The run directory, the origin server and the things measured: direct, ipdirect, tinyproxy, squid and dante."""
+"""The run directory, the origin server and the things measured: direct, ipdirect, tinyproxy, squid and dante
+(the nginx-proxy, haproxy and ats peers are started by harness/peers.py)."""
 
 import os
 import pwd
@@ -33,9 +34,15 @@ HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
 # Port 53 of this address has no listener: a DNS server that is never there.
 DEAD_NAMESERVER = "127.0.0.1"
 RESOLV_TEXT = f"nameserver {DEAD_NAMESERVER}\n"
-TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid", "dante")
+TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid", "dante", "nginx-proxy", "haproxy", "ats")
 # Targets that are SOCKS servers only: no HTTP proxy requests and no CONNECT, so only the SOCKS5 rows apply.
 SOCKS_ONLY_TARGETS = ("dante",)
+# HTTP proxies that cannot open a CONNECT tunnel, and why: their CONNECT rows say "cannot" with this reason.
+CANNOT_CONNECT = {
+    "nginx-proxy": "nginx has no CONNECT method (it answers 400); its proxy module forwards requests only",
+    "haproxy": "haproxy 2.6 passes a CONNECT request on to a server rather than answering it and opening a "
+               "tunnel itself; the benchmark's configuration refuses it (403)",
+}
 # ipdirect's own default: idle upstream connections kept per host and port.
 DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST = 32
 
@@ -85,8 +92,8 @@ class Environment:
             small.write(b"x" * SMALL_FILE_BYTES)
         if large_file:
             self.add_random_file(LARGE_FILE, LARGE_FILE_BYTES)
-        self._write("hosts", HOSTS_TEXT)
-        self._write("resolv.conf", RESOLV_TEXT)
+        self.write("hosts", HOSTS_TEXT)
+        self.write("resolv.conf", RESOLV_TEXT)
 
     def add_random_file(self, name, size_bytes):
         """A file of `size_bytes` random bytes for the origin to serve: nothing on the way may shrink them."""
@@ -103,7 +110,7 @@ class Environment:
         if missing:
             raise SystemExit(f"{template}: no value for {', '.join(missing)}")
         text = PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), text)
-        return self._write(output, text)
+        return self.write(output, text)
 
     def private_dir(self, name, user, group_user=None):
         """A directory the given user can write, for a server that drops privileges to it; with `group_user`,
@@ -149,7 +156,7 @@ class Environment:
         self.private_dir("tinyproxy", TINYPROXY_USER)
         name = f"tinyproxy-{variant}" if variant else "tinyproxy"
         config = self.render("tinyproxy.conf.in", f"tinyproxy/{name}.conf", TINYPROXY_PORT=port)
-        resolv_conf = (self._write(f"tinyproxy/{name}-resolv.conf", f"nameserver {nameserver}\n") if nameserver
+        resolv_conf = (self.write(f"tinyproxy/{name}-resolv.conf", f"nameserver {nameserver}\n") if nameserver
                        else os.path.join(self.run_dir, "resolv.conf"))
         argv = self._with_private_hosts(["tinyproxy", "-d", "-c", config], resolv_conf)
         return Daemon(name, argv, port, self.log(f"{name}.out"))
@@ -182,7 +189,8 @@ class Environment:
                 os.path.join(self.run_dir, "hosts"), resolv_conf or os.path.join(self.run_dir, "resolv.conf"),
                 *argv]
 
-    def _write(self, relative, text):
+    def write(self, relative, text):
+        """Writes `text` to run-dir/`relative`, making its directories; returns its path."""
         path = os.path.join(self.run_dir, relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as output:
@@ -201,6 +209,8 @@ class Target:
         self.daemon = None
         # False for a SOCKS server: it gets none of the HTTP proxy figures (idle connections, wrk, CONNECT).
         self.speaks_http_proxy = name not in SOCKS_ONLY_TARGETS
+        # Why it has no CONNECT tunnel figures, or None when it can tunnel.
+        self.cannot_connect = CANNOT_CONNECT.get(name)
 
     def __str__(self):
         return f"{self.name} ({self.daemon or 'not started'})"
