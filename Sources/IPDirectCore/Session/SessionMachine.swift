@@ -29,7 +29,12 @@ public struct SessionMachine {
     public var phase: SessionPhase { state.phase }
 
     /// The method of the request being answered, for response framing (a HEAD response has no body).
-    public var requestMethod: HTTPMethod { state.exchange?.methodKind ?? .other }
+    public var requestMethod: HTTPMethod {
+        // Asked once per response head: read from the one state that has a response, without
+        // copying the state's payload out as `state.exchange` would.
+        if case .forwarding(let exchange, _) = state { return exchange.methodKind }
+        return .other
+    }
 
     /// The request body still to forward.
     public var requestBody: BodyProgress {
