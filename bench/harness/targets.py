@@ -34,7 +34,8 @@ HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
 # Port 53 of this address has no listener: a DNS server that is never there.
 DEAD_NAMESERVER = "127.0.0.1"
 RESOLV_TEXT = f"nameserver {DEAD_NAMESERVER}\n"
-TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid", "dante", "nginx-proxy", "haproxy", "ats")
+TARGET_NAMES = ("direct", "ipdirect", "ipdirect-logging", "tinyproxy", "squid", "dante", "nginx-proxy", "haproxy",
+                "ats")
 # Targets that are SOCKS servers only: no HTTP proxy requests and no CONNECT, so only the SOCKS5 rows apply.
 SOCKS_ONLY_TARGETS = ("dante",)
 # HTTP proxies that cannot open a CONNECT tunnel, and why: their CONNECT rows say "cannot" with this reason.
