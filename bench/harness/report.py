@@ -1,8 +1,9 @@
-"""Turns the targets' results into the main table, each figure per target with its ratio to direct, and the TLS
-origination and resolver results into tables of their own."""
+"""Turns the targets' results into the main table, each figure per target combined over the repetitions with its
+ratio to direct, and the TLS origination and resolver results into tables of their own."""
 
 from harness import idle
 from harness.resolver import COLD, DOH_COLUMNS, WARM
+from harness.repetitions import combine
 from harness.scheduling import ADDRESSES, DEAD, KEEP_ALIVE, MODES, WARM_UP_SECONDS
 from harness.suite import CONNECT, HTTP_PROXY, SOCKS5
 from harness.tls_origination import RUNS as TLS_RUNS
@@ -59,31 +60,54 @@ FIGURES = [
 
 
 def table_rows(results):
-    """Header plus one row per figure; cells read "value (ratio to direct×)", or "cannot" where the target does
-    not speak what the figure needs (cannot_text says why)."""
-    direct = next((result for result in results if result.name == "direct"), None)
+    """Header plus one row per figure, from RepeatedResults; cells read "median (median ratio to direct×)", or
+    "cannot" where the target does not speak what the figure needs (cannot_text says why)."""
     header = ["figure", "better"] + [result.name for result in results]
     rows = [header]
     for figure in FIGURES:
-        baseline = figure.value(direct) if direct else None
+        combined = combine(results, figure)
         row = [figure.label, figure.better]
         for result in results:
-            row.append(_cell(figure, figure.value(result), baseline, result is direct, result.skipped,
+            row.append(_cell(figure, combined.get(result.name), result.skipped,
                              any(kind in result.cannot for kind in figure.needs)))
         rows.append(row)
     return rows
 
 
-def _cell(figure, value, baseline, is_direct, skipped, cannot):
+def spread_rows(results):
+    """The same grid with the lowest and highest same-repetition ratio to direct of each figure, "-" where
+    there is no ratio (direct itself, a figure not measured)."""
+    rows = [["ratio to direct, min–max", "better"] + [result.name for result in results]]
+    for figure in FIGURES:
+        combined = combine(results, figure)
+        row = [figure.label, figure.better]
+        for result in results:
+            figures = combined.get(result.name)
+            row.append("-" if figures is None or figures.ratio is None else
+                       f"{figures.ratio_min:.2f}–{figures.ratio_max:.2f}")
+        rows.append(row)
+    return rows
+
+
+def combined_figures(results):
+    """name -> figure label -> Combined.as_dict(), for results.json."""
+    table = {result.name: {} for result in results if not result.skipped}
+    for figure in FIGURES:
+        for name, figures in combine(results, figure).items():
+            table[name][figure.label] = figures.as_dict()
+    return table
+
+
+def _cell(figure, combined, skipped, cannot):
     if skipped:
         return "skipped"
     if cannot:
         return "cannot"
-    if value is None:
+    if combined is None or combined.median is None:
         return "n/a"
-    text = f"{value:,.{figure.digits}f}"
-    if not is_direct and baseline:
-        text += f" ({value / baseline:.2f}×)"
+    text = f"{combined.median:,.{figure.digits}f}"
+    if combined.ratio is not None:
+        text += f" ({combined.ratio:.2f}×)"
     return text
 
 

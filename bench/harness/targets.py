@@ -34,7 +34,8 @@ HOSTS_TEXT = f"127.0.0.1 localhost\n127.0.0.1 {BENCH_HOST}\n"
 # Port 53 of this address has no listener: a DNS server that is never there.
 DEAD_NAMESERVER = "127.0.0.1"
 RESOLV_TEXT = f"nameserver {DEAD_NAMESERVER}\n"
-TARGET_NAMES = ("direct", "ipdirect", "tinyproxy", "squid", "dante", "nginx-proxy", "haproxy", "ats")
+TARGET_NAMES = ("direct", "ipdirect", "ipdirect-logging", "tinyproxy", "squid", "dante", "nginx-proxy", "haproxy",
+                "ats")
 # Targets that are SOCKS servers only: no HTTP proxy requests and no CONNECT, so only the SOCKS5 rows apply.
 SOCKS_ONLY_TARGETS = ("dante",)
 # HTTP proxies that cannot open a CONNECT tunnel, and why: their CONNECT rows say "cannot" with this reason.
@@ -43,6 +44,9 @@ CANNOT_CONNECT = {
     "haproxy": "haproxy 2.6 passes a CONNECT request on to a server rather than answering it and opening a "
                "tunnel itself; the benchmark's configuration refuses it (403)",
 }
+# The ipdirect column with its access log on, written to this file in the run directory. Its suffix is not one
+# that bench/run keeps after the run: a full run writes hundreds of megabytes of log lines.
+ACCESS_LOG_FILE = "ipdirect-logging.access"
 # ipdirect's own default: idle upstream connections kept per host and port.
 DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST = 32
 
@@ -135,14 +139,16 @@ class Environment:
                       self.http_port, self.log("nginx.out"))
 
     def ipdirect(self, binary, variant="", upstream_max_idle_per_host=DEFAULT_UPSTREAM_MAX_IDLE_PER_HOST,
-                 template="ipdirect.toml.in", wrapper=(), **values):
-        """`variant` names a differently configured instance (its own config and log file); `template` and
+                 template="ipdirect.toml.in", wrapper=(), access_log="off", **values):
+        """`variant` names a differently configured instance (its own config and log file); `access_log` is
+        ipdirect's `access_log` key ("off", or a file to append one line per request to); `template` and
         `values` (placeholder -> value) give another configuration, such as the resolver figures' ones;
         `wrapper` is a command that runs the binary, such as valgrind and its options."""
         port = free_port()
         name = f"ipdirect-{variant}" if variant else "ipdirect"
         config = self.ipdirect_config(name, template, IPDIRECT_PORT=port,
-                                      UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host, **values)
+                                      UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host, ACCESS_LOG=access_log,
+                                      **values)
         return Daemon(name, [*wrapper, binary, "run", "--config", config], port, self.log(f"{name}.out"))
 
     def ipdirect_config(self, name, template, **values):
