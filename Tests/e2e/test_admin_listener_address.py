@@ -6,6 +6,7 @@ import socket
 import subprocess
 import time
 
+import pytest
 import requests
 
 from harness.ipdirect_proxy import ConfigAdditions, ipdirect_binary, ipdirect_config_text
@@ -64,14 +65,16 @@ def test_in_a_fresh_network_the_first_instance_gets_the_default_admin_address(ne
         assert (answer.status, answer.origin) == (200, OTHER)
 
 
-def test_a_taken_admin_address_written_as_one_string_stops_startup(tmp_path, network, certificates):
+@pytest.mark.parametrize("written_as", ["one string", "a list"])
+def test_a_taken_admin_address_stops_startup(written_as, tmp_path, network, certificates):
     with socket.socket() as taken:
         taken.bind((LOOPBACK, 0))
         taken.listen()
         port = taken.getsockname()[1]
         config = tmp_path / "taken.toml"
         config.write_text(ipdirect_config_text([f"{LOOPBACK}:0"], network, certificates.ca_file,
-                                               admin_listen=f"{LOOPBACK}:{port}"))
+                                               admin_listen=(f"{LOOPBACK}:{port}" if written_as == "one string"
+                                                             else [f"{LOOPBACK}:{port}"])))
         run = subprocess.run([str(ipdirect_binary()), "run", "--config", str(config)], capture_output=True,
                              text=True, timeout=ADMIN_TIMEOUT_SECONDS)
     assert run.returncode == 1

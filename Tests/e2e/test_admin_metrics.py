@@ -1,7 +1,6 @@
 """The admin listener's /metrics, read by the Python prometheus_client parser, moving as traffic passes."""
 
 import socket
-import subprocess
 import time
 
 import pytest
@@ -9,7 +8,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.certificates import EXPIRED_HOST_NAME
-from harness.ipdirect_proxy import ADMIN_MARKER, ConfigAdditions, ipdirect_binary, ipdirect_config_text
+from harness.ipdirect_proxy import ADMIN_MARKER, ConfigAdditions
 from harness.ports import LOOPBACK
 from harness.resolution_checks import NO_POOLING, fetch
 
@@ -150,17 +149,3 @@ def test_admin_connection_is_kept_alive_across_requests(own):
             received += chunk
     assert received.count(b"HTTP/1.1 200 OK\r\n") == 2
     assert received.endswith(b"ok\n")
-
-
-def test_a_taken_admin_port_stops_startup(tmp_path, network, certificates):
-    with socket.socket() as taken:
-        taken.bind((LOOPBACK, 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        config = tmp_path / "taken.toml"
-        config.write_text(ipdirect_config_text([f"{LOOPBACK}:0"], network, certificates.ca_file,
-                                               admin_listen=[f"{LOOPBACK}:{port}"]))
-        run = subprocess.run([str(ipdirect_binary()), "run", "--config", str(config)], capture_output=True,
-                             text=True, timeout=ADMIN_TIMEOUT_SECONDS)
-    assert run.returncode == 1
-    assert f"[admin] listen: cannot listen on {LOOPBACK}:{port}" in run.stderr

@@ -27,7 +27,7 @@ public enum HeadRewriter {
             // RFC 9112 §3.2.1 and §3.2.4: an empty path is "/", or "*" for OPTIONS.
             out.append(head.method == .options ? HTTPByte.asterisk : HTTPByte.slash)
         case .authority(let host, let port):
-            appendText(host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", to: &out)
+            appendText(HostName.withPort(host, port), to: &out)
         case .asterisk:
             out.append(HTTPByte.asterisk)
         }

@@ -16,7 +16,7 @@ public enum SOCKSAddress: Equatable, Hashable, Sendable, CustomStringConvertible
     public func withPort(_ port: UInt16) -> String {
         switch self {
         case .ip(let address): return SocketAddress(ip: address, port: port).description
-        case .domain(let name): return "\(name):\(port)"
+        case .domain(let name): return HostName.withPort(name, port)
         }
     }
 

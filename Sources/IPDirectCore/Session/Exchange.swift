@@ -89,7 +89,7 @@ public final class Exchange: Equatable {
 
     public var hostPort: String {
         if host == "-" { return "-" }
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return HostName.withPort(host, port)
     }
 
     /// Connections are pooled per scheme, host and port: a TLS connection verified for one name never

@@ -34,6 +34,7 @@ public struct UpstreamRequest: Sendable, Equatable {
     public var mayReusePooled: Bool
 
     public var poolKey: String { Exchange.poolKey(scheme: scheme, host: host, port: port) }
+    public var hostPort: String { HostName.withPort(host, port) }
     public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
 }
 

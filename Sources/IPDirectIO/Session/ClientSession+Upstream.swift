@@ -23,16 +23,15 @@ extension ClientSession {
     func connect(_ request: UpstreamRequest) {
         let candidates = request.addresses.map { SocketAddress(ip: $0, port: request.port) }
         let plan = worker.health.plan(for: request.hostKey, candidates: candidates,
-                                      mode: configuration.upstream.balanceMode(for: request.host))
+                                      mode: configuration.rules.upstream.balanceMode(for: request.host))
         if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
             return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
         }
         // We connect by IP, so SNI and certificate verification must use the name the client asked for.
         let tls = request.scheme == .https ? (context: configuration.tls, host: request.host) : nil
-        let hostPort = request.host.contains(":") ? "[\(request.host)]:\(request.port)" : "\(request.host):\(request.port)"
-        let connector = Connector(base: worker.base, key: request.poolKey, hostPort: hostPort,
+        let connector = Connector(base: worker.base, key: request.poolKey, hostPort: request.hostPort,
                                   addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
-                                  attemptDelayMillis: configuration.upstream.connectionAttemptDelayMs, health: worker.health,
+                                  attemptDelayMillis: configuration.rules.upstream.connectionAttemptDelayMs, health: worker.health,
                                   hostKey: request.hostKey, tls: tls) { [unowned self] result in
             let attempts = self.connector?.attemptsStarted ?? 0
             let rank = self.connector?.winnerRank

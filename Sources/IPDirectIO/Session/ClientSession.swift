@@ -15,6 +15,8 @@ final class ClientSession {
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings
+    /// `configuration.rules.proxy`, kept here: read on every head, it is not copied out each time.
+    let settings: ProxySettings
     let id: UInt64
     let client: OpaquePointer
     let peer: String
@@ -44,6 +46,7 @@ final class ClientSession {
         self.worker = worker
         let configuration = worker.connectionSettings
         self.configuration = configuration
+        settings = configuration.rules.proxy
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
         machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
                                  requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
@@ -55,7 +58,6 @@ final class ClientSession {
         timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
     }
 
-    var settings: ProxySettings { configuration.rules.proxy }
     var clientInput: OpaquePointer { bufferevent_get_input(client) }
     var clientOutput: OpaquePointer { bufferevent_get_output(client) }
 
@@ -184,7 +186,7 @@ final class ClientSession {
         case .verifyCredentials(let user, let password): verifyCredentials(user: user, password: password)
         case .consumeClientInput(let count): evbuffer_drain(clientInput, count)
         case .lookUpListenerAddress:
-            perform(machine.listenerAddressKnown(localAddress(), levels, now: MonotonicClock.nowMicros()))
+            perform(machine.listenerAddressKnown(SocketAddress(localOf: bufferevent_getfd(client)), levels, now: MonotonicClock.nowMicros()))
         case .reportError(let error, let target):
             Logger.warning("session=\(id) client=\(peer) target=\(target) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):

@@ -21,7 +21,4 @@ final class ConnectionSettings {
         self.credentials = credentials
         clients = config.access.clients
     }
-
-    var proxy: ProxySettings { rules.proxy }
-    var upstream: UpstreamSettings { rules.upstream }
 }

@@ -114,8 +114,7 @@ final class TLSClientContext {
     }
 
     static func cacheKey(host: String, port: UInt16) -> String {
-        let name = HostName.normalized(host)
-        return name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+        HostName.withPort(HostName.normalized(host), port)
     }
 
     /// A new SSL* for a connection to `host` (the name the client asked for) on `port`, owned by the
