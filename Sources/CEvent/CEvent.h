@@ -70,4 +70,8 @@ static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int f
     return splice(from, NULL, to, NULL, length, flags);
 }
 
+/* pipe2(2) likewise; it makes both ends non-blocking and close-on-exec in one call. */
+extern int pipe2(int fds[2], int flags);
+static inline int ipd_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
 #endif

@@ -8,6 +8,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from harness.certificates import EXPIRED_HOST_NAME
+from harness.connect_tunnel import open_connect_tunnel
 from harness.ipdirect_proxy import ADMIN_MARKER, ConfigAdditions
 from harness.ports import LOOPBACK
 from harness.resolution_checks import NO_POOLING, fetch
@@ -48,15 +49,7 @@ def wait_for(own, condition) -> dict:
 
 
 def open_tunnel(own, authority: str) -> socket.socket:
-    client = socket.create_connection(own.address, timeout=ADMIN_TIMEOUT_SECONDS)
-    client.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
-    reply = b""
-    while b"\r\n\r\n" not in reply:
-        chunk = client.recv(4096)
-        assert chunk, f"the proxy closed the tunnel request: {reply!r}"
-        reply += chunk
-    assert reply.startswith(b"HTTP/1.1 200"), reply
-    return client
+    return open_connect_tunnel(own.address, authority, ADMIN_TIMEOUT_SECONDS)
 
 
 @pytest.fixture

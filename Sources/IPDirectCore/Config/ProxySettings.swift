@@ -7,6 +7,9 @@ public struct ProxySettings: Sendable, Equatable {
     public var workers = 0
     /// Client connections open at once across the whole daemon; more wait in the kernel backlog.
     public var maxConnections = 10_000
+    /// Pipe pairs open at once across the daemon for moving bytes in the kernel (splice); a tunnel or
+    /// body holds one only while bytes are in flight. 0 moves every byte through user-space buffers.
+    public var maxPipes = 2_500
     /// Largest request or response head (start line plus header fields) accepted, in bytes.
     public var maxHeaderBytes = 32_768
     /// Time to receive a whole request head once a request has begun.
@@ -36,6 +39,21 @@ public struct ProxySettings: Sendable, Equatable {
 }
 
 extension ProxySettings {
+    /// Descriptors kept for what is not counted per connection: listeners, the resolver's and the
+    /// admin listener's sockets, log files, loop wake-ups and pooled idle upstream connections.
+    static let descriptorReserve = 1_024
+
+    /// Descriptors the daemon may hold at once: a client and an upstream socket per connection (an
+    /// idle tunnel holds no more), two per pipe in `max_pipes`, and the reserve.
+    public var descriptorsNeeded: Int {
+        maxConnections * 2 + maxPipes * 2 + ProxySettings.descriptorReserve
+    }
+
+    /// Each worker's share of `max_pipes`: at least one while splicing is on.
+    public func pipesPerWorker(workerCount: Int) -> Int {
+        maxPipes == 0 ? 0 : max(1, maxPipes / max(1, workerCount))
+    }
+
     /// More event loops than this gains nothing on the machines ipdirect targets.
     static let workersRange = 0...64
     /// The upper end stays below common file-descriptor limits (two descriptors per tunnel).
@@ -43,6 +61,8 @@ extension ProxySettings {
     /// 1 KiB still fits any sane request line; 1 MiB bounds per-connection memory.
     static let maxHeaderBytesRange = 1_024...1_048_576
     static let upstreamMaxIdlePerHostRange = 0...4_096
+    /// Two descriptors per pipe pair; as many as the largest `max_connections` is generous.
+    static let maxPipesRange = 0...1_000_000
     /// A `Via` pseudonym this long is a mistake, not a name.
     static let maximumViaNameLength = 64
     /// Upper bounds in seconds: one hour for handshakes and heads, one day for idle periods.
@@ -55,6 +75,7 @@ extension ProxySettings {
             ConfigKey("listen", \.listen, .addresses(allowEmpty: false)),
             ConfigKey("workers", \.workers, .integer(in: workersRange)),
             ConfigKey("max_connections", \.maxConnections, .integer(in: maxConnectionsRange)),
+            ConfigKey("max_pipes", \.maxPipes, .integer(in: maxPipesRange)),
             ConfigKey("max_header_bytes", \.maxHeaderBytes, .integer(in: maxHeaderBytesRange)),
             ConfigKey("header_timeout", \.headerTimeoutMs, .milliseconds(fromSecondsUpTo: maximumShortTimeoutSeconds)),
             ConfigKey("client_idle_timeout", \.clientIdleTimeoutMs, .milliseconds(fromSecondsUpTo: maximumIdleTimeoutSeconds)),

@@ -50,6 +50,14 @@ public struct MetricsSnapshot: Sendable, Equatable {
         page.family(p + "client_sent_bytes_total", .counter,
                     help: "Bytes sent to clients, heads included, counted when each request or tunnel ends.")
         page.sample(p + "client_sent_bytes_total", traffic.bytesToClients)
+        page.family(p + "spliced_bytes_total", .counter,
+                    help: "Tunnel and body bytes moved in the kernel through a pipe (splice).")
+        page.sample(p + "spliced_bytes_total", traffic.splicedBytes)
+        page.family(p + "pipes_open", .gauge, help: "Pipe pairs open now, in use or kept for reuse (max_pipes).")
+        page.sample(p + "pipes_open", traffic.pipesOpen)
+        page.family(p + "pipe_shortages_total", .counter,
+                    help: "Times bytes in flight found every pipe busy and went through a user-space buffer.")
+        page.sample(p + "pipe_shortages_total", traffic.pipeShortages)
 
         labelledCounter(&page, p + "upstream_connect_failures_total", label: "reason", traffic.connectFailures,
                         help: "Upstream connections that failed before TLS, by Proxy-Status error type.")

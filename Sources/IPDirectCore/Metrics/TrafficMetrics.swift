@@ -24,6 +24,12 @@ public struct TrafficMetrics: Sendable, Equatable {
     /// Bytes the clients sent and received, heads included, counted when each exchange ends.
     public var bytesFromClients: UInt64 = 0
     public var bytesToClients: UInt64 = 0
+    /// Tunnel and body bytes moved in the kernel through a pipe (splice), never copied to user space.
+    public var splicedBytes: UInt64 = 0
+    /// Pipe pairs open now, busy or kept for reuse (bounded by `max_pipes`).
+    public var pipesOpen: Int64 = 0
+    /// Times bytes in flight found every pipe busy and went through a user-space buffer instead.
+    public var pipeShortages: UInt64 = 0
     /// Upstream connections that failed before TLS, by RFC 9209 error type (`connection_refused`, ...).
     public var connectFailures: [String: UInt64] = [:]
     /// TLS handshakes with the upstream that failed, by RFC 9209 error type (`tls_certificate_error`, ...).
@@ -61,6 +67,9 @@ public struct TrafficMetrics: Sendable, Equatable {
         tunnelsActive += other.tunnelsActive
         bytesFromClients += other.bytesFromClients
         bytesToClients += other.bytesToClients
+        splicedBytes += other.splicedBytes
+        pipesOpen += other.pipesOpen
+        pipeShortages += other.pipeShortages
         connectFailures.merge(other.connectFailures, uniquingKeysWith: +)
         tlsFailures.merge(other.tlsFailures, uniquingKeysWith: +)
         resolveDuration.add(other.resolveDuration)

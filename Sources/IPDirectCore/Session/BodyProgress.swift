@@ -27,6 +27,13 @@ public enum BodyProgress: Sendable, Equatable {
         }
     }
 
+    /// Where a Content-Length or close-delimited body stands once `bytes` more of it passed without
+    /// being scanned (a splice); a chunked body is never passed that way.
+    public func afterPassing(_ bytes: UInt64) -> BodyProgress {
+        guard case .remaining(let left) = self else { return self }
+        return left > bytes ? .remaining(left - bytes) : .complete
+    }
+
     public var isComplete: Bool {
         if case .complete = self { return true }
         return false

@@ -98,6 +98,11 @@ public enum SessionAction: Equatable {
     /// reported as `responseBodyPumped`.
     case forwardResponse(head: [UInt8])
     case pumpResponseBody
+    /// Moves the rest of a body from that side's socket straight to the other's through a pipe, at most
+    /// `limit` bytes (nil: until the sender's FIN), with nothing buffered on either side. Reading that
+    /// side is the splice's until it ends; progress is reported as `requestBodyPumped` or
+    /// `responseBodyPumped`, a FIN or failure as `upstreamClosed` or `clientClosed`.
+    case spliceBody(from: SessionSide, limit: UInt64?)
     /// Parses the next request head buffered from the client.
     case readNextRequest
     case pauseReading(SessionSide)

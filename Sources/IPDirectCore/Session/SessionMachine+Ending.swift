@@ -170,6 +170,8 @@ extension SessionMachine {
         case (.readingHead, .client):
             return clientReadClosed ? [.readNextRequest] : [.resumeReading(.client), .readNextRequest]
         case (.forwarding(_, let forwarding), .client):
+            // A spliced body reads the upstream itself and never queues in the client's output.
+            if forwarding.splicingResponseBody { return [] }
             var actions: [SessionAction] = forwarding.upstream.readClosed ? [] : [.resumeReading(.upstream)]
             if case .streamingBody = forwarding.response {
                 actions.append(.pumpResponseBody)
@@ -177,7 +179,8 @@ extension SessionMachine {
                 actions.append(.readResponseHead)
             }
             return actions
-        case (.forwarding, .upstream):
+        case (.forwarding(_, let forwarding), .upstream):
+            if forwarding.splicingRequestBody { return [] }
             return clientReadClosed ? [.pumpRequestBody] : [.resumeReading(.client), .pumpRequestBody]
         case (.tunneling(_, let link, _), _):
             let partnerClosed = side == .client ? link.readClosed : clientReadClosed

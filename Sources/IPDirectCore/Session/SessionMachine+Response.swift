@@ -104,6 +104,12 @@ extension SessionMachine {
                 && levels.upstreamInput == 0
             return finish(exchange, closeClientAfter: closeClientAfter, releasing: reusable, levels, now: now)
         }
+        if forwarding.splicingResponseBody { return [] }
+        if let splice = bodySplice(from: .upstream, progress, forwarding.upstream, levels) {
+            forwarding.splicingResponseBody = true
+            state = .forwarding(exchange, forwarding)
+            return [splice]
+        }
         if levels.clientOutput >= SessionRules.outputHighWater { return [.pauseReading(.upstream)] }
         return []
     }

@@ -281,9 +281,10 @@ public struct SessionMachine {
     /// The driver moved request body bytes upstream; `progress` is where the body stands now.
     public mutating func requestBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                            _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(let exchange, let forwarding) = state else { return [] }
+        guard case .forwarding(let exchange, var forwarding) = state else { return [] }
         exchange.requestBody = progress
         exchange.bytesFromClient += moved
+        if progress.isComplete { forwarding.splicingRequestBody = false }
         state = .forwarding(exchange, forwarding)
         if let failure {
             return failInvalidBody(failure, fromClient: true, levels, now: now)
@@ -302,6 +303,13 @@ public struct SessionMachine {
             if clientReadClosed && levels.clientInput == 0 {
                 return close(note: "client closed before sending the whole request body")
             }
+        }
+        if forwarding.splicingRequestBody { return actions }
+        if !progress.isComplete, let splice = bodySplice(from: .client, progress, forwarding.upstream, levels) {
+            forwarding.splicingRequestBody = true
+            state = .forwarding(exchange, forwarding)
+            actions.append(splice)
+            return actions
         }
         if levels.upstreamOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(.client)) }
         return actions

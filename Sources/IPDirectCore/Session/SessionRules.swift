@@ -8,12 +8,17 @@ public final class SessionRules: Sendable {
     /// How long a closing connection keeps reading (and discarding) so an early error response is not
     /// destroyed by a TCP reset for unread request bytes (nginx's lingering close).
     public static let lingerMillis = 2000
+    /// Bodies with fewer bytes still to pass than one pipe holds stay in the buffers: taking a pipe and
+    /// watching the sockets directly costs more syscalls than it saves on so few bytes.
+    public static let spliceMinimumBytes: UInt64 = 64 * 1024
 
     public let proxy: ProxySettings
     public let upstream: UpstreamSettings
     public let pac: PACSettings
     public let headLimits: HTTPHeadLimits
     public let policy: UpstreamPolicy
+    /// `max_pipes` is above 0: bodies between plain sockets may move in the kernel.
+    public let splicesBodies: Bool
 
     public init(config: Config) {
         proxy = config.proxy
@@ -22,5 +27,6 @@ public final class SessionRules: Sendable {
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts)
+        splicesBodies = config.proxy.maxPipes > 0
     }
 }

@@ -53,6 +53,15 @@ public enum AuthenticationPurpose: Sendable, Equatable {
 public struct Forwarding: Equatable {
     public var upstream: UpstreamLink
     public var response: ResponsePhase
+    /// The request body moves in the kernel: the client's socket is read by the splice, not by flow control.
+    public var splicingRequestBody = false
+    /// The response body moves in the kernel: the upstream's socket is read by the splice.
+    public var splicingResponseBody = false
+
+    public init(upstream: UpstreamLink, response: ResponsePhase) {
+        self.upstream = upstream
+        self.response = response
+    }
 }
 
 /// How far the response has come.

@@ -33,7 +33,7 @@ public final class Server {
         Logger.threshold = config.proxy.logLevel
         // A client that vanishes mid-write must surface as EPIPE on that connection, not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
-        Server.raiseDescriptorLimit(for: config.proxy.maxConnections)
+        Server.raiseDescriptorLimit(for: config.proxy)
         for host in config.tls.insecureHosts.sorted() {
             Logger.warning("event=tls_verification_disabled host=\(host) reason=tls.insecure_hosts details=\"certificates of this host are NOT verified\"")
         }
@@ -59,7 +59,7 @@ public final class Server {
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(try Worker(index: index, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
+            workers.append(try Worker(index: index, workerCount: count, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
@@ -178,21 +178,18 @@ public final class Server {
         return sockets
     }
 
-    /// Descriptors one client connection may hold: client socket, upstream socket, two splice pipes.
-    static let descriptorsPerConnection = 6
-
     /// Raises the soft descriptor limit to the hard one, and says so when even that is below what
-    /// `max_connections` can use (the accept loop then pauses on EMFILE rather than failing).
-    static func raiseDescriptorLimit(for maxConnections: Int) {
+    /// `max_connections` and `max_pipes` can use (the accept loop then pauses on EMFILE rather than failing).
+    static func raiseDescriptorLimit(for settings: ProxySettings) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
         if limit.rlim_cur < limit.rlim_max {
             limit.rlim_cur = limit.rlim_max
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
-        let needed = UInt64(maxConnections * descriptorsPerConnection)
+        let needed = UInt64(settings.descriptorsNeeded)
         if UInt64(limit.rlim_cur) < needed {
-            Logger.warning("event=descriptor_limit_low nofile=\(limit.rlim_cur) max_connections=\(maxConnections) needs=\(needed)")
+            Logger.warning("event=descriptor_limit_low nofile=\(limit.rlim_cur) max_connections=\(settings.maxConnections) max_pipes=\(settings.maxPipes) needs=\(needed)")
         }
     }
 }

@@ -18,6 +18,7 @@ extension Worker {
             }
         }
         config = newConfig
+        pipes.limit = newConfig.proxy.pipesPerWorker(workerCount: workerCount)
         if index == 0 {
             health.apply(newConfig.upstream.healthSettings)
             prober.apply(newConfig)

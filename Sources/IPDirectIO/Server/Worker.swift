@@ -20,6 +20,10 @@ final class Worker {
     /// What every worker learned about upstream addresses, and the thread that probes them.
     let health: UpstreamHealth
     let prober: AddressProber
+    /// The pipes this loop's tunnels and bodies borrow while bytes are in flight.
+    let pipes: PipePool
+    /// Loops the daemon runs: `max_pipes` is shared out among them.
+    let workerCount: Int
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
@@ -38,9 +42,11 @@ final class Worker {
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
 
-    init(index: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
+    init(index: Int, workerCount: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
          resolverService: ResolverService, credentialService: CredentialService, prober: AddressProber) throws(StartupError) {
         self.index = index
+        self.workerCount = workerCount
+        pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         health = prober.health
         self.config = config
@@ -85,6 +91,7 @@ final class Worker {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
         pool.closeAll()
+        pipes.closeIdle()
         accessLog.flush()
     }
 

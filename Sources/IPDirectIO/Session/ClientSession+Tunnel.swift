@@ -31,14 +31,16 @@ extension ClientSession {
     }
 
     /// Hands the sockets to a `SpliceTunnel` once nothing is left in the bufferevents' own buffers, so
-    /// bulk bytes no longer pass through user space. Otherwise the buffer relay carries on.
+    /// bulk bytes no longer pass through user space. Otherwise (or with `max_pipes = 0`) the buffer
+    /// relay carries on.
     private func switchToSplice() {
-        guard let upstream, !upstream.isTLS, case .tunneling(_, _, let halfClose) = machine.state,
+        guard worker.pipes.limit > 0, let upstream, !upstream.isTLS, case .tunneling(_, _, let halfClose) = machine.state,
               !halfClose.isSourceClosed(.toUpstream), !halfClose.isSourceClosed(.toClient),
               evbuffer_get_length(clientInput) == 0, evbuffer_get_length(upstream.input) == 0,
-              evbuffer_get_length(clientOutput) == 0, evbuffer_get_length(upstream.output) == 0,
-              let tunnel = SpliceTunnel(base: worker.base, client: bufferevent_getfd(client), upstream: upstream.fd)
+              evbuffer_get_length(clientOutput) == 0, evbuffer_get_length(upstream.output) == 0
         else { return }
+        let tunnel = SpliceTunnel(base: worker.base, pool: worker.pipes, metrics: worker.metrics,
+                                  client: bufferevent_getfd(client), upstream: upstream.fd)
         bufferevent_disable(client, Int16(EV_READ | EV_WRITE))
         bufferevent_disable(upstream.bev, Int16(EV_READ | EV_WRITE))
         tunnel.onActivity = { [unowned self] in machine.noteActivity(now: MonotonicClock.nowMicros()) }

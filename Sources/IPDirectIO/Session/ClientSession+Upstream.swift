@@ -76,6 +76,7 @@ extension ClientSession {
     /// The exchange is over: park a clean connection in the pool, close any other.
     func releaseUpstream(reusable: Bool) {
         guard let upstream else { return }
+        stopBodySplices()
         bufferevent_setcb(upstream.bev, nil, nil, nil, nil)
         if reusable { worker.pool.checkin(upstream) } else { upstream.close() }
         self.upstream = nil

@@ -30,6 +30,9 @@ final class ClientSession {
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
     var splice: SpliceTunnel?
+    /// Body bytes moving in the kernel, from the client and from the upstream, while they do.
+    var requestSplice: SpliceStream?
+    var responseSplice: SpliceStream?
     let timer: Timer
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
@@ -156,6 +159,7 @@ final class ClientSession {
             pendingClientHead = head
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
+        case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
         case .readNextRequest: parseClientInput()
         case .pauseReading(let side):
             if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
@@ -238,6 +242,7 @@ final class ClientSession {
     /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its
     /// exchange did not end cleanly).
     func abandonUpstreamWork() {
+        stopBodySplices()
         credentialCheck?.cancel()
         credentialCheck = nil
         lookup?.cancel()

@@ -54,6 +54,7 @@ import Testing
             listen = ["127.0.0.1:3128", "[::1]:3128"]
             workers = 4
             max_connections = 500
+            max_pipes = 100
             max_header_bytes = 65536
             header_timeout = 2.5
             client_idle_timeout = 30
@@ -89,6 +90,7 @@ import Testing
         #expect(config.proxy.listen == [SocketAddress("127.0.0.1:3128")!, SocketAddress("[::1]:3128")!])
         #expect(config.proxy.workers == 4)
         #expect(config.proxy.maxConnections == 500)
+        #expect(config.proxy.maxPipes == 100)
         #expect(config.proxy.maxHeaderBytes == 65_536)
         #expect(config.proxy.headerTimeoutMs == 2_500)
         #expect(config.proxy.clientIdleTimeoutMs == 30_000)
@@ -160,6 +162,7 @@ import Testing
         ("[proxy]\nworkers = 65", 2, "workers: 65 is out of range (0-64)"),
         ("[proxy]\nworkers = -1", 2, "workers: -1 is out of range (0-64)"),
         ("[proxy]\nmax_connections = 0", 2, "max_connections: 0 is out of range (1-1000000)"),
+        ("[proxy]\nmax_pipes = -1", 2, "max_pipes: -1 is out of range (0-1000000)"),
         ("[proxy]\nmax_header_bytes = 512", 2, "max_header_bytes: 512 is out of range (1024-1048576)"),
         ("[proxy]\nupstream_max_idle_per_host = 5000", 2, "upstream_max_idle_per_host: 5000 is out of range (0-4096)"),
         ("[proxy]\nheader_timeout = 0", 2, "header_timeout: 0 is not a positive number of seconds"),
