@@ -30,6 +30,27 @@ extension ClientSession {
                                            now: MonotonicClock.nowMicros()))
     }
 
+    /// Scans the chunk-size line, chunk end or trailers at the front of `source` where the bytes lie, in
+    /// the buffer's first segment; only an element split across segments is first made contiguous (a copy
+    /// of at most `controlPeekBytes`).
+    private static func scanControl(_ scanner: inout ChunkedBodyScanner, in source: OpaquePointer,
+                                    available: Int) -> ChunkedBodyScanner.ControlResult? {
+        var first = iovec()
+        if evbuffer_peek(source, -1, nil, &first, 1) > 0, let base = first.iov_base {
+            var inPlace = scanner
+            let result = inPlace.scanControl(UnsafeRawBufferPointer(start: base, count: first.iov_len))
+            if case .incomplete = result, first.iov_len < available {
+                // Split across segments: scanned again below, from the same state, once contiguous.
+            } else {
+                scanner = inPlace
+                return result
+            }
+        }
+        let peek = min(available, ClientSession.controlPeekBytes)
+        guard let start = evbuffer_pullup(source, peek) else { return nil }
+        return scanner.scanControl(UnsafeRawBufferPointer(start: start, count: peek))
+    }
+
     /// Moves what `progress` allows from `source` to the `destination` connection.
     /// `head`, when not empty, is sent in the same write as the first bytes moved.
     private func pump(_ progress: inout BodyProgress, from source: OpaquePointer, to destination: OpaquePointer,
@@ -61,9 +82,10 @@ extension ClientSession {
                     total += UInt64(moved)
                     progress = .chunked(scanner)
                 case .needControl:
-                    let peek = min(available, ClientSession.controlPeekBytes)
-                    guard let start = evbuffer_pullup(source, peek) else { return (total, nil) }
-                    switch scanner.scanControl(UnsafeRawBufferPointer(start: start, count: peek)) {
+                    guard let result = ClientSession.scanControl(&scanner, in: source, available: available) else {
+                        return (total, nil)
+                    }
+                    switch result {
                     case .incomplete:
                         progress = .chunked(scanner)
                         return (total, nil)
