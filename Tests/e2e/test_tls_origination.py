@@ -13,6 +13,8 @@ from harness.tls_origination import (FULL_HANDSHAKE, REQUEST_TIMEOUT_SECONDS, SE
                                      fetch, tls_origination_additions)
 
 VIRTUAL_HOSTS = ["a.test", "b.test"]
+# Enough client connections that, with a cache per worker, some would land on the worker that has none.
+REQUESTS_ACROSS_WORKERS = 8
 
 
 def pages_on_one_client_connection(proxy_address, network, names: list[str]) -> list[OriginPage]:
@@ -60,6 +62,18 @@ def test_a_new_upstream_connection_to_the_same_host_resumes_the_tls_session(star
     assert second.connection != first.connection, f"the upstream connection was reused: {first} {second}"
     assert first.session_reused == FULL_HANDSHAKE, f"a fresh proxy resumed a session: {first}"
     assert second.session_reused == SESSION_RESUMED, f"the second handshake was a full one: {second}"
+
+
+def test_with_two_workers_every_new_upstream_connection_after_the_first_resumes_the_tls_session(start_ipdirect,
+                                                                                                 network):
+    # Each request comes on a client connection of its own, which either worker may accept: the workers share
+    # one session cache, so a session one of them learned resumes on the other.
+    own = start_ipdirect(tls_origination_additions(upstream_max_idle_per_host=0, workers=2))
+    pages = [OriginPage.parse(fetch(own.address, network.tls_url("a.test"), network.tls_authority("a.test")))
+             for _ in range(REQUESTS_ACROSS_WORKERS)]
+    assert pages[0].session_reused == FULL_HANDSHAKE, f"a fresh proxy resumed a session: {pages[0]}"
+    full = [page for page in pages[1:] if page.session_reused != SESSION_RESUMED]
+    assert not full, f"full handshakes after the first: {full}"
 
 
 def test_an_ip_literal_host_gets_no_sni_and_is_verified_against_the_certificate_ip_names(proxy, network):
