@@ -11,14 +11,18 @@ let eventLoopModuleSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"]),
 ]
 
+/// The daemon carries the Swift runtime in its binary: loading the shared runtime libraries cost about
+/// 2 MiB more resident memory at start (16.8 against 14.8 MiB, the benchmark's configuration with two
+/// workers), and the binary then needs only Debian's own libraries.
+let staticSwiftRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
+]
+
 let package = Package(
     name: "ipdirect",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "ipdirect", targets: ["ipdirect"]),
-    ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // libevent, OpenSSL, c-ares, nghttp2 and libcrypt in ONE module: two modules disagree on glibc's fd_set.
@@ -42,8 +46,8 @@ let package = Package(
             dependencies: [
                 "IPDirectCore",
                 "IPDirectIO",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: staticSwiftRuntime
         ),
         // libFuzzer driver for the parsers of untrusted input; see Tests/fuzz/run.
         .executableTarget(
