@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Regex and the string algorithms built on it (_StringProcessing, _RegexParser) are imported into every
+/// module unless told otherwise, and then linked into the daemon although it never runs them: without
+/// them its code and data shrink by 1.2 MB and VmRSS at start by about 150 KiB (medians of six starts).
+let withoutStringProcessing: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+]
+
 /// The I/O module trades Swift's dynamic exclusivity checks for speed: its session and connection
 /// objects are owned by one event loop thread, which is what the checks guard. Measured with callgrind
 /// on 2,000 pooled keep-alive requests through one worker, the checks cost 2.3k of 54.9k instructions
@@ -9,6 +16,14 @@ import PackageDescription
 /// (`@exclusivity(unchecked)` there saves 2.4k instructions per request).
 let eventLoopModuleSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"]),
+] + withoutStringProcessing
+
+
+/// The daemon carries the Swift runtime in its binary: loading the shared runtime libraries cost about
+/// 2 MiB more resident memory at start (16.8 against 14.8 MiB, the benchmark's configuration with two
+/// workers), and the binary then needs only Debian's own libraries.
+let staticSwiftRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib"]),
 ]
 
 let package = Package(
@@ -16,9 +31,6 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "ipdirect", targets: ["ipdirect"]),
-    ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // libevent, OpenSSL, c-ares, nghttp2 and libcrypt in ONE module: two modules disagree on glibc's fd_set.
@@ -29,7 +41,8 @@ let package = Package(
         ),
         // Pure Swift: protocol parsing, configuration, resolution policy. No sockets, no C.
         .target(
-            name: "IPDirectCore"
+            name: "IPDirectCore",
+            swiftSettings: withoutStringProcessing
         ),
         // Everything that touches libevent, OpenSSL or syscalls.
         .target(
@@ -42,8 +55,9 @@ let package = Package(
             dependencies: [
                 "IPDirectCore",
                 "IPDirectIO",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: withoutStringProcessing,
+            linkerSettings: staticSwiftRuntime
         ),
         // libFuzzer driver for the parsers of untrusted input; see Tests/fuzz/run.
         .executableTarget(

@@ -50,12 +50,13 @@ extension Server {
             setting.keep(&next, config)
         }
         reloadUsers(&next)
+        reloadTLS(&next)
         if next.resolver != config.resolver || next.access != config.access || next.tls != config.tls {
             // The resolver first: when it refuses the new [resolver], everyone keeps the running one, so the
             // workers' chains and the resolver never disagree, and a later SIGHUP retries it.
             let resolved = Countdown(1)
             let refusal = Mutex<String?>(nil)
-            resolver.apply(next) { reason in
+            resolver.apply(next, trust: tls.trust) { reason in
                 refusal.withLock { $0 = reason }
                 resolved.arrive()
             }
@@ -68,8 +69,8 @@ extension Server {
         admin.apply(next)
         let applied = Countdown(workers.count)
         for worker in workers {
-            worker.mailbox.post { [next] in
-                worker.apply(next)
+            worker.mailbox.post { [next, tls] in
+                worker.apply(next, tls: tls)
                 applied.arrive()
             }
         }
@@ -77,5 +78,18 @@ extension Server {
         config = next
         Server.warnIfOpen(listen: sockets.map(\.address), access: next.access)
         Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
+    }
+
+    /// Builds the one TLS context of a changed `[tls]` for every worker; connections already open keep
+    /// the old SSL_CTX through their SSL. When the new settings cannot be loaded the old ones stay in force,
+    /// rather than none.
+    private func reloadTLS(_ next: inout Config) {
+        guard next.tls != config.tls else { return }
+        do {
+            tls = try TLSClientContext(next.tls, trust: TrustStore(next.tls))
+        } catch {
+            Logger.error("event=reload_tls_failed reason=\"\(error)\" note=\"previous [tls] kept\"")
+            next.tls = config.tls
+        }
     }
 }

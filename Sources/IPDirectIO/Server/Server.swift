@@ -15,6 +15,10 @@ public final class Server {
     var reloadsPending = 0
     let sockets: [ListeningSocket]
     let workers: [Worker]
+    /// The TLS of the connections ipdirect originates, one for every worker (the CA store parsed once, one
+    /// session cache so a session learned on one loop resumes on another); replaced whole by a reload that
+    /// changes `[tls]` (main thread only).
+    var tls: TLSClientContext
     let resolver: ResolverService
     /// Logins against `auth_file` and the crypt thread that checks them.
     let credentials: CredentialService
@@ -54,13 +58,16 @@ public final class Server {
         }
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
-        resolver = try ResolverService(config: config)
+        let tls = try TLSClientContext(config.tls, trust: TrustStore(config.tls))
+        self.tls = tls
+        resolver = try ResolverService(config: config, trust: tls.trust)
         prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(try Worker(index: index, workerCount: count, config: config, sockets: sockets, accessLogFD: accessLogFD, gate: gate,
-                                      resolverService: resolver, credentialService: credentials, prober: prober))
+            workers.append(try Worker(index: index, workerCount: count, config: config, tls: tls, sockets: sockets,
+                                      accessLogFD: accessLogFD, gate: gate, resolverService: resolver,
+                                      credentialService: credentials, prober: prober))
         }
         self.workers = workers
         prober.networkChanged = { [resolver, workers, prober] reason in

@@ -3,8 +3,8 @@ import Glibc
 import IPDirectCore
 
 /// One event loop on its own thread. It owns everything its connections touch (sessions, upstream
-/// pool, TLS sessions), so nothing is shared between loops but the listening sockets, the resolver
-/// service and counters.
+/// pool), so nothing is shared between loops but the listening sockets, the resolver service, the TLS
+/// client context (its session cache is locked) and counters.
 final class Worker {
     let index: Int
     let base = EventBase()
@@ -42,7 +42,7 @@ final class Worker {
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
 
-    init(index: Int, workerCount: Int, config: Config, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
+    init(index: Int, workerCount: Int, config: Config, tls: TLSClientContext, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
          resolverService: ResolverService, credentialService: CredentialService, prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
@@ -56,8 +56,6 @@ final class Worker {
         pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
-        let tls = try TLSClientContext(caFile: config.tls.caFile, caPath: config.tls.caPath, pins: config.tls.pins,
-                                       insecureHosts: config.tls.insecureHosts)
         let mailbox = try LoopMailbox(base: base)
         self.mailbox = mailbox
         connectionSettings = ConnectionSettings(

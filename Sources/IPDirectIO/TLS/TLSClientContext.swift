@@ -3,8 +3,9 @@ import Glibc
 import IPDirectCore
 
 /// The client side of TLS for connections ipdirect originates itself: trust store, protocol floor,
-/// ALPN, session resumption, key pins and the hosts exempted from verification. One per worker
-/// (its session cache is not locked); owns the SSL_CTX.
+/// ALPN, session resumption, key pins and the hosts exempted from verification. The Server builds one
+/// and every worker shares it (a reload that changes `[tls]` replaces it whole); it owns the SSL_CTX.
+/// Nothing in it changes after `init` but the session cache, which has its own lock.
 ///
 /// ipdirect connects by IP, so every check of the server's identity must use the name the client
 /// asked for: SNI and hostname verification are set from that name, never from the address.
@@ -18,14 +19,16 @@ final class TLSClientContext {
 
     private let context: OpaquePointer
     private let sessions = TLSSessionCache(capacity: TLSClientContext.sessionCacheCapacity)
+    /// The CAs verified against, possibly shared with other contexts.
+    let trust: TrustStore
     /// Accepted pins per lower-case host name.
     private let pins: [String: Set<String>]
     private let insecureHosts: Set<String>
 
-    /// `pins` maps host names to base64 SHA-256 pins of acceptable public keys (see `PublicKeyPin`);
+    /// `trust` holds the CAs to verify against; `pins` maps host names to base64 SHA-256 pins of acceptable public keys (see `PublicKeyPin`);
     /// `insecureHosts` are the only hosts whose certificates are not verified; `alpn` lists the
     /// protocols offered, most preferred first.
-    init(caFile: String?, caPath: String?, pins: [String: [String]], insecureHosts: Set<String>,
+    init(trust: TrustStore, pins: [String: [String]] = [:], insecureHosts: Set<String> = [],
          alpn: [String] = TLSClientContext.defaultALPN) throws(StartupError) {
         var normalizedPins: [String: Set<String>] = [:]
         for (host, hostPins) in pins {
@@ -36,6 +39,7 @@ final class TLSClientContext {
             normalizedPins[HostName.normalized(host), default: []].formUnion(hostPins)
         }
         self.pins = normalizedPins
+        self.trust = trust
         self.insecureHosts = Set(insecureHosts.map(HostName.normalized))
         let alpnWire = try TLSClientContext.alpnWireFormat(alpn)
         OpenSSLErrorQueue.drainThread()
@@ -43,20 +47,23 @@ final class TLSClientContext {
             throw StartupError("cannot create a TLS client context: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
         }
         do {
-            try TLSClientContext.configure(context, caFile: caFile, caPath: caPath, alpn: (alpn, alpnWire))
+            try TLSClientContext.configure(context, trust: trust, alpn: (alpn, alpnWire))
         } catch {
             SSL_CTX_free(context)
             throw error
         }
         self.context = context
-        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.contextOwnerIndex, Unmanaged.passUnretained(self).toOpaque())
+        // Released with the SSL_CTX, which connections still open keep alive past this object.
+        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.sessionCacheIndex, Unmanaged.passRetained(sessions).toOpaque())
     }
 
     deinit {
-        // Connections still open keep the SSL_CTX alive through their SSL; a ticket arriving on one of
-        // them later must not reach this object.
-        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.contextOwnerIndex, nil)
         SSL_CTX_free(context)
+    }
+
+    /// The one configuration of the proxy's own upstream TLS: `[tls]`, verified against `trust`.
+    convenience init(_ settings: TLSSettings, trust: TrustStore) throws(StartupError) {
+        try self.init(trust: trust, pins: settings.pins, insecureHosts: settings.insecureHosts)
     }
 
     /// RFC 7301 §3.1: the protocol list as length-prefixed names.
@@ -73,22 +80,13 @@ final class TLSClientContext {
         return wire
     }
 
-    private static func configure(_ context: OpaquePointer, caFile: String?, caPath: String?,
+    private static func configure(_ context: OpaquePointer, trust: TrustStore,
                                   alpn: (names: [String], wire: [UInt8])) throws(StartupError) {
         // Chain verification alone does not check that the certificate is for the host we meant:
         // makeSSL adds the name check per connection.
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        if caFile != nil || caPath != nil {
-            if let caPath, !isDirectory(caPath) {
-                throw StartupError("tls.ca_path \(caPath) is not a readable directory")
-            }
-            guard SSL_CTX_load_verify_locations(context, caFile, caPath) == 1 else {
-                let reason = OpenSSLErrorQueue.drainThread() ?? "unknown error"
-                throw StartupError("cannot load trusted CAs from \(caFile.map { "tls.ca_file \($0)" } ?? "tls.ca_path \(caPath!)"): \(reason)")
-            }
-        } else if SSL_CTX_set_default_verify_paths(context) != 1 {
-            throw StartupError("cannot load the system's trusted CAs: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
-        }
+        // set1: the context takes its own reference, so the store outlives whichever of them goes first.
+        SSL_CTX_set1_cert_store(context, trust.store)
         // TLS 1.0 and 1.1 are deprecated (RFC 8996).
         guard ipd_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
             throw StartupError("cannot require TLS 1.2: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
@@ -105,12 +103,6 @@ final class TLSClientContext {
         // sessions go to TLSSessionCache, keyed by host:port, through the new-session callback.
         _ = ipd_SSL_CTX_set_session_cache_mode(context, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL))
         SSL_CTX_sess_set_new_cb(context, OpenSSLCallbacks.newSession)
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        guard let directory = opendir(path) else { return false }
-        closedir(directory)
-        return true
     }
 
     static func cacheKey(host: String, port: UInt16) -> String {
@@ -189,12 +181,6 @@ final class TLSClientContext {
     /// Number of sessions held for resumption.
     var cachedSessionCount: Int { sessions.count }
 
-    /// From the new-session callback: keeps `session` (taking OpenSSL's reference) under the key of
-    /// the connection it arrived on; false leaves the reference with OpenSSL.
-    func didReceive(_ session: OpaquePointer, on ssl: OpaquePointer) -> Bool {
-        guard SSL_SESSION_is_resumable(session) == 1,
-              let key = SSL_get_ex_data(ssl, OpenSSLCallbacks.cacheKeyIndex) else { return false }
-        sessions.store(session, for: String(cString: key.assumingMemoryBound(to: CChar.self)))
-        return true
-    }
+    /// The X509_STORE verification uses, to tell whether two contexts share one.
+    var certificateStore: OpaquePointer? { SSL_CTX_get_cert_store(context) }
 }

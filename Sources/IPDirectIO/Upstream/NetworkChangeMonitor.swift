@@ -86,15 +86,19 @@ final class NetworkChangeMonitor {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 && errno == ENOBUFS {
                 // The kernel dropped messages: something changed that we did not see.
-                if !pendingReason.contains("overflow") { pendingReason += pendingReason.isEmpty ? "overflow" : ",overflow" }
+                note("overflow")
                 continue
             }
             guard count > 0 else { break }
-            for kind in NetworkChangeMonitor.messageKinds(buffer[0..<count]) where !pendingReason.contains(kind) {
-                pendingReason += pendingReason.isEmpty ? kind : "," + kind
-            }
+            for kind in NetworkChangeMonitor.messageKinds(buffer[0..<count]) { note(kind) }
         }
         if !pendingReason.isEmpty { settle.schedule(afterMillis: NetworkChangeMonitor.settleMillis) }
+    }
+
+    /// Adds `kind` to the comma-separated `pendingReason` unless it is there already.
+    private func note(_ kind: String) {
+        guard !pendingReason.split(separator: ",").contains(where: { $0 == kind }) else { return }
+        pendingReason += pendingReason.isEmpty ? kind : "," + kind
     }
 
     /// The machine's addresses (getifaddrs) and default routes (/proc/net/route, /proc/net/ipv6_route).

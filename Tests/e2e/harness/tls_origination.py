@@ -28,9 +28,10 @@ REQUEST_TIMEOUT_SECONDS = 30
 
 def tls_origination_additions(https_upgrade: list[str] = (), pins: dict[str, list[str]] | None = None,
                               insecure_hosts: list[str] = (),
-                              upstream_max_idle_per_host: int | None = None) -> ConfigAdditions:
+                              upstream_max_idle_per_host: int | None = None,
+                              workers: int | None = None) -> ConfigAdditions:
     """Config keys for TLS origination; anything left at its default is not written at all."""
-    proxy_keys = {}
+    proxy_keys = {} if workers is None else {"workers": workers}
     if upstream_max_idle_per_host is not None:
         proxy_keys["upstream_max_idle_per_host"] = upstream_max_idle_per_host
     tls_keys = {"insecure_hosts": list(insecure_hosts)} if insecure_hosts else {}

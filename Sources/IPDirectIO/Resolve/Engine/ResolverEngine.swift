@@ -39,16 +39,25 @@ final class ResolverEngine {
     /// Set as the resolver thread stops: queries still running end without asking further sources.
     private var isStopping = false
 
-    init(base: EventBase, config: Config, cacheStore: CacheFileStore?) throws(StartupError) {
+    /// `trust`: the `[tls]` CAs when the proxy has loaded them already; nil loads them here, once, when an
+    /// https provider needs them.
+    init(base: EventBase, config: Config, trust: TrustStore?, cacheStore: CacheFileStore?) throws(StartupError) {
         self.base = base
         settings = config.resolver
         allowPrivateUpstreams = config.access.allowPrivateUpstreams
         self.cacheStore = cacheStore
+        var loadedTrust = trust
+        let sharedTrust = { () throws(StartupError) -> TrustStore in
+            if let loadedTrust { return loadedTrust }
+            let loaded = try TrustStore(config.tls)
+            loadedTrust = loaded
+            return loaded
+        }
         let needsSystem = settings.order.contains(.system) || settings.compareSystem
         system = needsSystem ? try SystemResolver(base: base, settings: settings) : nil
         providers = settings.order.contains(.httpdns)
             ? try settings.httpdns.map { (provider) throws(StartupError) -> HTTPDNSSource in
-                try HTTPDNSProvider(base: base, settings: provider, trust: config.tls) }
+                try HTTPDNSProvider(base: base, settings: provider, trust: sharedTrust) }
             : []
         selection = HTTPDNSProviderSelection(providers.isEmpty ? [] : settings.httpdns)
         comparison = settings.compareSystem ? system.map { SystemComparison(system: $0) } : nil

@@ -30,7 +30,8 @@ final class ResolverService: @unchecked Sendable {
     private var thread: pthread_t?
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
-    init(config: Config, persistCache: Bool = true) throws(StartupError) {
+    /// `trust`: the `[tls]` CAs the proxy loaded, shared with the HTTPDNS providers; nil loads them if needed.
+    init(config: Config, trust: TrustStore? = nil, persistCache: Bool = true) throws(StartupError) {
         LibeventLog.installed
         let settings = config.resolver
         state = Mutex(ResolverState(cache: ResolverCache(settings: settings.cache)))
@@ -38,7 +39,7 @@ final class ResolverService: @unchecked Sendable {
         mailbox = try LoopMailbox(base: base)
         let store = settings.cacheFile.map { CacheFileStore(path: $0, writable: persistCache) }
         cacheStore = store
-        engine = try ResolverEngine(base: base, config: config, cacheStore: store)
+        engine = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: store)
         engine.service = self
         if let store {
             let restored = store.load(settings: settings.cache)
@@ -71,12 +72,12 @@ final class ResolverService: @unchecked Sendable {
     /// thread. New lookups go to an engine built from it; queries already running finish on the old one;
     /// the cache and its entries stay (resized to `max_entries`, TTL limits applied to new answers).
     /// `completion` runs on the resolver thread with nil, or the reason the new settings were refused (the
-    /// old ones then stay).
-    func apply(_ config: Config, completion: @escaping @Sendable (String?) -> Void) {
+    /// old ones then stay). `trust` holds `config.tls`'s CAs as the proxy loaded them.
+    func apply(_ config: Config, trust: TrustStore, completion: @escaping @Sendable (String?) -> Void) {
         mailbox.post { [self] in
             let replacement: ResolverEngine
             do {
-                replacement = try ResolverEngine(base: base, config: config, cacheStore: cacheStore)
+                replacement = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: cacheStore)
             } catch {
                 return completion("\(error)")
             }

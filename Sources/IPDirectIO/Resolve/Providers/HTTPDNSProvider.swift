@@ -9,15 +9,17 @@ final class HTTPDNSProvider: HTTPDNSSource {
     private let plan: ProviderQueryPlan
     private let transport: HTTPDNSTransport
 
-    /// `trust` is the `[tls]` section: its `ca_file` / `ca_path` are trusted for this endpoint too,
-    /// unless the provider names its own `ca_file`, which then replaces them.
-    init(base: EventBase, settings: HTTPDNSProviderSettings, trust: TLSSettings) throws(StartupError) {
+    /// `trust` gives the CAs of the `[tls]` section, loaded once for the proxy and every provider: they are
+    /// trusted for this endpoint too, unless the provider names its own `ca_file`, which then replaces them.
+    init(base: EventBase, settings: HTTPDNSProviderSettings, trust: () throws(StartupError) -> TrustStore) throws(StartupError) {
         name = settings.name
         bootstrap = settings.bootstrap
         plan = try ProviderQueryPlan(settings: settings)
-        let tls = !settings.url.isHTTPS ? nil
-            : settings.caFile != nil ? try HTTPDNSTransport.makeTLSContext(caFile: settings.caFile)
-            : try HTTPDNSTransport.makeTLSContext(caFile: trust.caFile, caPath: trust.caPath)
+        var tls: TLSClientContext?
+        if settings.url.isHTTPS {
+            let endpointTrust = if let caFile = settings.caFile { try TrustStore(caFile: caFile, caPath: nil) } else { try trust() }
+            tls = try HTTPDNSTransport.makeTLSContext(trust: endpointTrust)
+        }
         let endpoint = HTTPDNSEndpoint(isHTTPS: settings.url.isHTTPS, host: settings.url.host,
                                        port: settings.url.port, authority: settings.url.authority)
         transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: settings.timeoutMs)

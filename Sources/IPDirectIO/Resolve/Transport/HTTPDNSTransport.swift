@@ -45,10 +45,9 @@ final class HTTPDNSTransport {
 
     deinit { closeAll() }
 
-    /// A TLS context offering h2 and http/1.1, trusting `caFile` / `caPath`, or, when both are nil, the
-    /// system's trust store, exactly as the proxy's own context does.
-    static func makeTLSContext(caFile: String?, caPath: String? = nil) throws(StartupError) -> TLSClientContext {
-        try TLSClientContext(caFile: caFile, caPath: caPath, pins: [:], insecureHosts: [], alpn: alpnProtocols)
+    /// A TLS context offering h2 and http/1.1 and trusting `trust`, which may be the proxy's own store.
+    static func makeTLSContext(trust: TrustStore) throws(StartupError) -> TLSClientContext {
+        try TLSClientContext(trust: trust, alpn: alpnProtocols)
     }
 
     /// Sends `request` to `address`:endpoint.port; the completion runs exactly once on the loop thread,

@@ -16,7 +16,7 @@ final class TransportHarness {
     init(isHTTPS: Bool, host: String = NginxFixture.hostName, port: UInt16, caFile: String? = nil,
          timeoutMillis: Int = defaultTimeoutMillis) throws {
         let endpoint = HTTPDNSEndpoint(isHTTPS: isHTTPS, host: host, port: port)
-        let tls = isHTTPS ? try HTTPDNSTransport.makeTLSContext(caFile: caFile) : nil
+        let tls = isHTTPS ? try HTTPDNSTransport.makeTLSContext(trust: TrustStore(caFile: caFile, caPath: nil)) : nil
         transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: timeoutMillis)
     }
 
