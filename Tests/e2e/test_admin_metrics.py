@@ -74,7 +74,12 @@ def test_the_page_parses_and_declares_every_family_once(own):
 
 
 def test_counters_move_as_requests_tunnels_and_failures_pass(own, network):
-    before = scrape(own)
+    # The harness's readiness probes (one connection per proxy listener, closed at once) may be accepted only
+    # after the start has returned; they are counted before the baseline is taken, not in the deltas.
+    probes = 2 if own.ipv6_port is not None else 1
+    before = wait_for(own, lambda s: value(s, "ipdirect_client_connections_total") >= probes
+                      and value(s, "ipdirect_client_connections_active") == 0)
+    assert value(before, "ipdirect_client_connections_total") == probes
     for _ in range(PLAIN_REQUESTS):
         assert fetch(own, network.plain_url("/echo"), network.plain_authority()).status == 200
     refused = fetch(own, f"http://{LOOPBACK}:{network.closed_port}/", f"{LOOPBACK}:{network.closed_port}")
