@@ -7,7 +7,7 @@ extension Worker {
     /// every loop has let go of them, so no loop watches a closed descriptor.
     func stopAccepting() {
         acceptRetry?.cancel()
-        for listener in listeners { evconnlistener_free(listener) }
+        for listener in listeners { listener.close() }
         listeners = []
     }
 

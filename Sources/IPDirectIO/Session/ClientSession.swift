@@ -19,9 +19,10 @@ final class ClientSession {
     let settings: ProxySettings
     let id: UInt64
     let client: OpaquePointer
-    let peer: String
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
     let peerAddress: SocketAddress?
+    /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
+    private(set) lazy var peer = peerAddress?.description ?? "-"
     var machine: SessionMachine
     /// The credential check in flight.
     var credentialCheck: CredentialHandle?
@@ -42,7 +43,7 @@ final class ClientSession {
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
 
-    init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String, peerAddress: SocketAddress?) {
+    init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?) {
         self.worker = worker
         let configuration = worker.connectionSettings
         self.configuration = configuration
@@ -52,7 +53,6 @@ final class ClientSession {
                                  requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
         self.id = id
         self.client = client
-        self.peer = peer
         self.peerAddress = peerAddress
         timer = Timer(base: worker.base)
         timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
