@@ -100,6 +100,9 @@ public enum SessionAction: Equatable {
     case pumpResponseBody
     /// Parses the next request head buffered from the client.
     case readNextRequest
+    /// Frees the client's buffers (nothing is in them) and watches its socket alone, with the session's
+    /// timer still running; bytes or a FIN are reported as `clientReadable` or `clientClosed`.
+    case park
     case pauseReading(SessionSide)
     case resumeReading(SessionSide)
     /// Sends a FIN on that side's socket.

@@ -8,6 +8,9 @@ public final class SessionRules: Sendable {
     /// How long a closing connection keeps reading (and discarding) so an early error response is not
     /// destroyed by a TCP reset for unread request bytes (nginx's lingering close).
     public static let lingerMillis = 2000
+    /// How long a kept-alive connection waits with nothing buffered before it gives up its buffers and is
+    /// parked: back-to-back requests never pay for parking, an idle client soon holds almost nothing.
+    public static let parkAfterMillis = 50
 
     public let proxy: ProxySettings
     public let upstream: UpstreamSettings

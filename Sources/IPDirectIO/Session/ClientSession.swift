@@ -15,10 +15,16 @@ final class ClientSession {
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings
-    /// `configuration.rules.proxy`, kept here: read on every head, it is not copied out each time.
-    let settings: ProxySettings
+    /// `configuration.rules.proxy.maxHeaderBytes`, read on every head. Kept alone rather than the whole
+    /// settings struct: every byte of a session is held by each parked connection too.
+    let maxHeaderBytes: Int
     let id: UInt64
-    let client: OpaquePointer
+    /// The client's bufferevent; nil while the session is parked between requests, when only `clientFD`
+    /// and `wakeup` are held.
+    var clientBuffer: OpaquePointer?
+    /// `clientBuffer` in every state but parked, where no action touches the client's buffers.
+    var client: OpaquePointer { clientBuffer! }
+    let clientFD: Int32
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
     let peerAddress: SocketAddress?
     /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
@@ -31,10 +37,13 @@ final class ClientSession {
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
     var splice: SpliceTunnel?
-    let timer: Timer
+    /// The session's one timer, which while parked also watches the client's socket (ClientSession+Parking).
+    var wakeup: OpaquePointer!
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
     var isClosed = false
+    /// The wakeup event watches the client's socket and no bufferevent is held (ClientSession+Parking).
+    var isParked = false
     var parsingInput = false
     /// Heads built by the proxy that leave together with the first body bytes behind them.
     var pendingUpstreamHead: [UInt8] = []
@@ -47,22 +56,25 @@ final class ClientSession {
         self.worker = worker
         let configuration = worker.connectionSettings
         self.configuration = configuration
-        settings = configuration.rules.proxy
+        maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
         machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
                                  requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
         self.id = id
-        self.client = client
+        clientBuffer = client
+        clientFD = bufferevent_getfd(client)
         self.peerAddress = peerAddress
-        timer = Timer(base: worker.base)
-        timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
+        wakeup = makeWakeup()
     }
+
+    deinit { event_free(wakeup) }
 
     var clientInput: OpaquePointer { bufferevent_get_input(client) }
     var clientOutput: OpaquePointer { bufferevent_get_output(client) }
 
     /// What the four buffers hold now, for the machine's decisions.
     var levels: BufferLevels {
+        guard clientBuffer != nil else { return BufferLevels() }
         var levels = BufferLevels(clientInput: evbuffer_get_length(clientInput), clientOutput: evbuffer_get_length(clientOutput))
         if let upstream {
             levels.upstreamInput = evbuffer_get_length(upstream.input)
@@ -72,15 +84,22 @@ final class ClientSession {
     }
 
     func start() {
-        bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
-                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        configureFlow(client)
-        // A client that stops reading our output for this long is gone.
-        var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
-        bufferevent_set_timeouts(client, nil, &writeTimeout)
-        // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
-        bufferevent_enable(client, Int16(EV_READ))
+        attachClient(client)
         perform(machine.started(now: MonotonicClock.nowMicros()))
+    }
+
+    /// Makes `bev` the client's bufferevent, read from now on.
+    func attachClient(_ bev: OpaquePointer) {
+        clientBuffer = bev
+        bufferevent_setcb(bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
+                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
+        configureFlow(bev)
+        // A client that stops reading our output for this long is gone.
+        let idleMillis = configuration.rules.proxy.clientIdleTimeoutMs
+        var writeTimeout = timeval(tv_sec: idleMillis / 1000, tv_usec: idleMillis % 1000 * 1000)
+        bufferevent_set_timeouts(bev, nil, &writeTimeout)
+        // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
+        bufferevent_enable(bev, Int16(EV_READ))
     }
 
     // MARK: - Callbacks
@@ -92,7 +111,7 @@ final class ClientSession {
             case .awaitingResponse, .streamingResponse: pumpRequestBody()
             case .tunneling: relay(from: .client)
             case .flushing, .lingering: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
-            case .servingPAC, .authenticating, .resolving, .connecting, .closed: break
+            case .servingPAC, .authenticating, .resolving, .connecting, .parked, .closed: break
             }
         } else {
             switch machine.phase {
@@ -157,6 +176,7 @@ final class ClientSession {
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
         case .readNextRequest: parseClientInput()
+        case .park: park()
         case .pauseReading(let side):
             if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
         case .resumeReading(let side):
@@ -173,8 +193,10 @@ final class ClientSession {
             guard let upstream else { return }
             var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
             bufferevent_set_timeouts(upstream.bev, &timeout, nil)
-        case .armTimer(let millis): timer.schedule(afterMillis: millis)
-        case .cancelTimer: timer.cancel()
+        case .armTimer(let millis):
+            var delay = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+            event_add(wakeup, &delay)
+        case .cancelTimer: event_del(wakeup)
         case .recordFirstByte(let micros):
             guard let upstream, let host = machine.state.exchange?.hostKey else { return }
             worker.health.recordFirstByte(upstream.address, for: host, micros: micros)
@@ -210,7 +232,7 @@ final class ClientSession {
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
     func configureFlow(_ bev: OpaquePointer) {
-        let readHighWater = max(ClientSession.inputHighWater, settings.maxHeaderBytes + 1)
+        let readHighWater = max(ClientSession.inputHighWater, maxHeaderBytes + 1)
         bufferevent_setwatermark(bev, Int16(EV_READ), 0, readHighWater)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), SessionRules.outputHighWater / 2, 0)
         bufferevent_set_max_single_read(bev, ClientSession.maxSingleIO)
@@ -251,7 +273,8 @@ final class ClientSession {
     /// Frees both connections; runs once.
     private func closeConnections() {
         isClosed = true
-        timer.cancel()
+        unpark()
+        event_del(wakeup)
         splice?.close()
         splice = nil
         abandonUpstreamWork()
@@ -259,8 +282,12 @@ final class ClientSession {
             tunnelCounted = false
             worker.metrics.update { $0.tunnelsActive -= 1 }
         }
-        bufferevent_setcb(client, nil, nil, nil, nil)
-        bufferevent_free(client)
+        if let client = clientBuffer {
+            bufferevent_setcb(client, nil, nil, nil, nil)
+            bufferevent_free(client)
+        } else {
+            Glibc.close(clientFD)
+        }
         worker.sessionEnded(self)
     }
 }
