@@ -207,7 +207,7 @@ extension SessionMachine {
         case .pending(let millis):
             guard mayPark(levels) else { return [.armTimer(millis: millis)] }
             state = .parked
-            return [.park, .armTimer(millis: millis)]
+            return [.park(idleMillis: millis)]
         case .expired(let reason):
             if state == .readingHead && levels.clientOutput > 0 {
                 // Still delivering the last response: not idle. A client that stopped reading meets the

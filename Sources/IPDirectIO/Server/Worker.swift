@@ -25,6 +25,8 @@ final class Worker {
     private let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
     var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// Kept-alive connections waiting between requests with no session (Worker+Parking).
+    var parkedClients: [ObjectIdentifier: ParkedClient] = [:]
     /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
     var isDraining = false
     var drainFinished: (() -> Void)?
@@ -86,6 +88,7 @@ final class Worker {
     func run() {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
+        for parked in Array(parkedClients.values) { parked.close() }
         pool.closeAll()
         accessLog.flush()
     }
@@ -134,10 +137,13 @@ final class Worker {
     }
 
     func sessionEnded(_ session: ClientSession) {
-        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
-            metrics.update { $0.connectionsActive -= 1 }
-            gate.leave()
-        }
+        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil { connectionEnded() }
         if isDraining { reportIfDrained() }
+    }
+
+    /// One client connection fewer, whether it ended as a session or parked.
+    func connectionEnded() {
+        metrics.update { $0.connectionsActive -= 1 }
+        gate.leave()
     }
 }

@@ -19,12 +19,7 @@ final class ClientSession {
     /// settings struct: every byte of a session is held by each parked connection too.
     let maxHeaderBytes: Int
     let id: UInt64
-    /// The client's bufferevent; nil while the session is parked between requests, when only `clientFD`
-    /// and `wakeup` are held.
-    var clientBuffer: OpaquePointer?
-    /// `clientBuffer` in every state but parked, where no action touches the client's buffers.
-    var client: OpaquePointer { clientBuffer! }
-    let clientFD: Int32
+    let client: OpaquePointer
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
     let peerAddress: SocketAddress?
     /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
@@ -37,13 +32,11 @@ final class ClientSession {
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
     var splice: SpliceTunnel?
-    /// The session's one timer, which while parked also watches the client's socket (ClientSession+Parking).
+    /// The session's one timer.
     var wakeup: OpaquePointer!
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
     var isClosed = false
-    /// The wakeup event watches the client's socket and no bufferevent is held (ClientSession+Parking).
-    var isParked = false
     var parsingInput = false
     /// Heads built by the proxy that leave together with the first body bytes behind them.
     var pendingUpstreamHead: [UInt8] = []
@@ -52,17 +45,25 @@ final class ClientSession {
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
 
-    init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?) {
-        self.worker = worker
+    /// A new connection: its machine starts from the worker's current settings.
+    convenience init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?) {
         let configuration = worker.connectionSettings
+        let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
+        self.init(worker: worker, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
+                  machine: SessionMachine(rules: configuration.rules, clientPermitted: permitted,
+                                          requiresAuthentication: configuration.credentials != nil,
+                                          draining: worker.isDraining))
+    }
+
+    /// A connection with the settings and machine it already had (a parked one whose next bytes came).
+    init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?,
+         configuration: ConnectionSettings, machine: SessionMachine) {
+        self.worker = worker
         self.configuration = configuration
         maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
-        let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
-        machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
-                                 requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
+        self.machine = machine
         self.id = id
-        clientBuffer = client
-        clientFD = bufferevent_getfd(client)
+        self.client = client
         self.peerAddress = peerAddress
         wakeup = makeWakeup()
     }
@@ -74,7 +75,6 @@ final class ClientSession {
 
     /// What the four buffers hold now, for the machine's decisions.
     var levels: BufferLevels {
-        guard clientBuffer != nil else { return BufferLevels() }
         var levels = BufferLevels(clientInput: evbuffer_get_length(clientInput), clientOutput: evbuffer_get_length(clientOutput))
         if let upstream {
             levels.upstreamInput = evbuffer_get_length(upstream.input)
@@ -84,22 +84,21 @@ final class ClientSession {
     }
 
     func start() {
-        attachClient(client)
+        attachClient()
         perform(machine.started(now: MonotonicClock.nowMicros()))
     }
 
-    /// Makes `bev` the client's bufferevent, read from now on.
-    func attachClient(_ bev: OpaquePointer) {
-        clientBuffer = bev
-        bufferevent_setcb(bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
+    /// Sets the client's bufferevent up and reads from it from now on.
+    func attachClient() {
+        bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        configureFlow(bev)
+        configureFlow(client)
         // A client that stops reading our output for this long is gone.
         let idleMillis = configuration.rules.proxy.clientIdleTimeoutMs
         var writeTimeout = timeval(tv_sec: idleMillis / 1000, tv_usec: idleMillis % 1000 * 1000)
-        bufferevent_set_timeouts(bev, nil, &writeTimeout)
+        bufferevent_set_timeouts(client, nil, &writeTimeout)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
-        bufferevent_enable(bev, Int16(EV_READ))
+        bufferevent_enable(client, Int16(EV_READ))
     }
 
     // MARK: - Callbacks
@@ -176,7 +175,7 @@ final class ClientSession {
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
         case .readNextRequest: parseClientInput()
-        case .park: park()
+        case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
         case .pauseReading(let side):
             if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
         case .resumeReading(let side):
@@ -273,7 +272,6 @@ final class ClientSession {
     /// Frees both connections; runs once.
     private func closeConnections() {
         isClosed = true
-        unpark()
         event_del(wakeup)
         splice?.close()
         splice = nil
@@ -282,12 +280,8 @@ final class ClientSession {
             tunnelCounted = false
             worker.metrics.update { $0.tunnelsActive -= 1 }
         }
-        if let client = clientBuffer {
-            bufferevent_setcb(client, nil, nil, nil, nil)
-            bufferevent_free(client)
-        } else {
-            Glibc.close(clientFD)
-        }
+        bufferevent_setcb(client, nil, nil, nil, nil)
+        bufferevent_free(client)
         worker.sessionEnded(self)
     }
 }

@@ -16,7 +16,7 @@ import Testing
         var script = SessionScript()
         let actions = script.run(Self.parked)
         #expect(actions[6].contains(.armTimer(millis: Self.parkAfter)))
-        #expect(actions.last == [.park, .armTimer(millis: Self.idleLeft)])
+        #expect(actions.last == [.park(idleMillis: Self.idleLeft)])
         #expect(script.machine.phase == .parked)
     }
 
