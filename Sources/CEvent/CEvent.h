@@ -39,6 +39,11 @@
 /* libxcrypt's crypt(3), for the proxy's password file (bcrypt, SHA-crypt, yescrypt). */
 #include <crypt.h>
 
+/* accept4(2) is declared only under _GNU_SOURCE, which must not be defined before <features.h> here. */
+int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int ipd_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
 static inline long ipd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }

@@ -40,6 +40,9 @@ public struct MetricsSnapshot: Sendable, Equatable {
         page.sample(p + "client_connections_total", traffic.connectionsAccepted)
         page.family(p + "client_connections_active", .gauge, help: "Client connections open now.")
         page.sample(p + "client_connections_active", traffic.connectionsActive)
+        page.family(p + "client_connections_parked", .gauge,
+                    help: "Kept-alive client connections waiting between requests with no buffers held.")
+        page.sample(p + "client_connections_parked", traffic.connectionsParked)
         page.family(p + "tunnels_total", .counter, help: "CONNECT tunnels and upgraded connections opened.")
         page.sample(p + "tunnels_total", traffic.tunnelsOpened)
         page.family(p + "tunnels_active", .gauge, help: "CONNECT tunnels and upgraded connections relaying now.")

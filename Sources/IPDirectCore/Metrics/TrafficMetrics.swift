@@ -18,6 +18,8 @@ public struct TrafficMetrics: Sendable, Equatable {
     public var connectionsAccepted: UInt64 = 0
     /// Client connections open now.
     public var connectionsActive: Int64 = 0
+    /// Of those, kept-alive connections parked between requests, holding no buffers.
+    public var connectionsParked: Int64 = 0
     public var tunnelsOpened: UInt64 = 0
     /// CONNECT tunnels and upgraded connections relaying now.
     public var tunnelsActive: Int64 = 0
@@ -63,6 +65,7 @@ public struct TrafficMetrics: Sendable, Equatable {
         requests.merge(other.requests, uniquingKeysWith: +)
         connectionsAccepted += other.connectionsAccepted
         connectionsActive += other.connectionsActive
+        connectionsParked += other.connectionsParked
         tunnelsOpened += other.tunnelsOpened
         tunnelsActive += other.tunnelsActive
         bytesFromClients += other.bytesFromClients

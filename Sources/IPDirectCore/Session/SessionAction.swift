@@ -105,6 +105,10 @@ public enum SessionAction: Equatable {
     case spliceBody(from: SessionSide, limit: UInt64?)
     /// Parses the next request head buffered from the client.
     case readNextRequest
+    /// Frees the client's buffers (nothing is in them) and everything of the session but the machine, and
+    /// watches the socket alone, firing after `idleMillis` unless bytes or a FIN come first (reported as
+    /// `clientReadable` or `clientClosed`, or `deadlinePassed`). Always the last action of its list.
+    case park(idleMillis: Int)
     case pauseReading(SessionSide)
     case resumeReading(SessionSide)
     /// Sends a FIN on that side's socket.

@@ -43,7 +43,9 @@ extension SessionMachine {
         }
         state = .readingHead
         if !clientReadClosed { actions.append(.resumeReading(.client)) }
-        actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
+        // The timer first fires early, to park the connection if it is still idle then.
+        _ = deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now)
+        actions.append(.armTimer(millis: min(SessionRules.parkAfterMillis, rules.proxy.clientIdleTimeoutMs)))
         actions.append(.readNextRequest)
         return actions
     }
@@ -107,7 +109,8 @@ extension SessionMachine {
             tracker.sourceClosed(.toUpstream)
             state = .tunneling(exchange, link, tracker)
             return [.relay(from: .client)]
-        case .readingHead:
+        case .readingHead, .parked:
+            state = .readingHead
             return levels.clientInput == 0 ? beginClosing() : [.readNextRequest]
         case .flushing, .lingering:
             return levels.clientOutput == 0 ? close() : []
@@ -159,7 +162,7 @@ extension SessionMachine {
             case .streamingBody:
                 return close(note: "upstream \(address) \(reason) mid-response")
             }
-        case .readingHead, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing, .lingering, .closed:
+        case .readingHead, .parked, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing, .lingering, .closed:
             return []
         }
     }
@@ -205,7 +208,9 @@ extension SessionMachine {
         case .unarmed:
             return []
         case .pending(let millis):
-            return [.armTimer(millis: millis)]
+            guard mayPark(levels) else { return [.armTimer(millis: millis)] }
+            state = .parked
+            return [.park(idleMillis: millis)]
         case .expired(let reason):
             if state == .readingHead && levels.clientOutput > 0 {
                 // Still delivering the last response: not idle. A client that stopped reading meets the

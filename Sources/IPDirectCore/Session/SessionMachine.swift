@@ -53,7 +53,7 @@ public struct SessionMachine {
     /// A keep-alive connection waiting for its next request with nothing received or still to send:
     /// closing it loses nothing (RFC 9112 §9.6 lets either side close an idle connection).
     public func isIdleBetweenRequests(_ levels: BufferLevels) -> Bool {
-        state == .readingHead && levels.clientInput == 0 && levels.clientOutput == 0
+        state == .parked || (state == .readingHead && levels.clientInput == 0 && levels.clientOutput == 0)
     }
 
     // MARK: - Request heads
@@ -73,6 +73,27 @@ public struct SessionMachine {
     public mutating func headIncomplete(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
         guard state == .readingHead, clientReadClosed else { return [] }
         return levels.clientInput == 0 ? beginClosing() : close()
+    }
+
+    /// Whether a connection between requests may give up its buffers: nothing received or still to send,
+    /// no head begun, the client still open and the daemon not stopping (pipelined bytes or an answer
+    /// being written keep them).
+    func mayPark(_ levels: BufferLevels) -> Bool {
+        state == .readingHead && deadline.reason == .clientIdle && levels.clientInput == 0
+            && levels.clientOutput == 0 && !clientReadClosed && !draining
+    }
+
+    /// The parked client's socket is readable (bytes, or a FIN the driver reports as `clientClosed`): its
+    /// buffers are back and the next head is read. The timer, which was the socket's watch, runs on for
+    /// the rest of the idle window, in case no byte came after all.
+    public mutating func clientReadable(now: Int64) -> [SessionAction] {
+        guard state == .parked else { return [] }
+        state = .readingHead
+        switch deadline.check(now: now) {
+        case .pending(let millis): return [.armTimer(millis: millis), .readNextRequest]
+        case .expired: return [.armTimer(millis: 1), .readNextRequest]
+        case .unarmed: return [.readNextRequest]
+        }
     }
 
     /// The buffered head cannot be parsed: 400, 414 or 431, then the connection closes.

@@ -11,6 +11,9 @@ public final class SessionRules: Sendable {
     /// Bodies with fewer bytes still to pass than one pipe holds stay in the buffers: taking a pipe and
     /// watching the sockets directly costs more syscalls than it saves on so few bytes.
     public static let spliceMinimumBytes: UInt64 = 64 * 1024
+    /// How long a kept-alive connection waits with nothing buffered before it gives up its buffers and is
+    /// parked: back-to-back requests never pay for parking, an idle client soon holds almost nothing.
+    public static let parkAfterMillis = 50
 
     public let proxy: ProxySettings
     public let upstream: UpstreamSettings

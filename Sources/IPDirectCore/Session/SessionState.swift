@@ -1,7 +1,11 @@
 /// Where a client session is, and what it owns there.
 public enum SessionState: Equatable {
-    /// Waiting for a complete request head; next: resolving, the PAC file, an error answer, or closing.
+    /// Waiting for a complete request head; next: resolving, the PAC file, an error answer, parked (nothing
+    /// buffered between requests), or closing.
     case readingHead
+    /// Between requests with nothing buffered either way: the driver holds no buffers, only a watch on the
+    /// socket. Waits for the client's next bytes or FIN, or the idle deadline; next: readingHead, or closed.
+    case parked
     /// A SOCKS client's negotiation (SOCKS5 greeting, credentials, request; or a SOCKS4 request); next:
     /// authenticating, resolving, or a refusal and closing.
     case socks(Exchange, SOCKSPhase)
@@ -77,6 +81,7 @@ public enum ResponsePhase: Sendable, Equatable {
 /// The state without what it owns: what the driver routes readiness by, and what logs name.
 public enum SessionPhase: String, Sendable, Equatable, CustomStringConvertible {
     case readingHead = "reading_head"
+    case parked
     case servingPAC = "serving_pac"
     case socksNegotiation = "socks_negotiation"
     case authenticating
@@ -96,6 +101,7 @@ extension SessionState {
     public var phase: SessionPhase {
         switch self {
         case .readingHead: return .readingHead
+        case .parked: return .parked
         case .servingPAC: return .servingPAC
         case .socks: return .socksNegotiation
         case .authenticating: return .authenticating
@@ -118,7 +124,7 @@ extension SessionState {
              .resolving(let exchange), .connecting(let exchange, _),
              .forwarding(let exchange, _), .tunneling(let exchange, _, _):
             return exchange
-        case .readingHead, .flushing, .lingering, .closed:
+        case .readingHead, .parked, .flushing, .lingering, .closed:
             return nil
         }
     }
@@ -127,7 +133,7 @@ extension SessionState {
     var hasUpstreamWork: Bool {
         switch self {
         case .resolving, .connecting, .forwarding, .tunneling: return true
-        case .readingHead, .servingPAC, .socks, .authenticating, .flushing, .lingering, .closed: return false
+        case .readingHead, .parked, .servingPAC, .socks, .authenticating, .flushing, .lingering, .closed: return false
         }
     }
 }

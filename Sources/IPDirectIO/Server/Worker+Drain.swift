@@ -7,7 +7,7 @@ extension Worker {
     /// every loop has let go of them, so no loop watches a closed descriptor.
     func stopAccepting() {
         acceptRetry?.cancel()
-        for listener in listeners { evconnlistener_free(listener) }
+        for listener in listeners { listener.close() }
         listeners = []
     }
 
@@ -18,12 +18,16 @@ extension Worker {
         drainFinished = finished
         var closedIdle = 0
         for session in Array(sessions.values) where session.drain() { closedIdle += 1 }
+        for parked in Array(parkedClients.values) {
+            parked.drain()
+            closedIdle += 1
+        }
         Logger.info("worker=\(index) event=draining closed_idle=\(closedIdle) in_flight=\(sessions.count)")
         reportIfDrained()
     }
 
     func reportIfDrained() {
-        guard sessions.isEmpty, let finished = drainFinished else { return }
+        guard sessions.isEmpty, parkedClients.isEmpty, let finished = drainFinished else { return }
         drainFinished = nil
         finished()
     }

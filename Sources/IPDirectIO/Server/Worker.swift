@@ -27,8 +27,10 @@ final class Worker {
     /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
-    var listeners: [OpaquePointer] = []
+    var listeners: [ConnectionAcceptor] = []
     var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// Kept-alive connections waiting between requests with no session (Worker+Parking).
+    var parkedClients: [ObjectIdentifier: ParkedClient] = [:]
     /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
     var isDraining = false
     var drainFinished: (() -> Void)?
@@ -62,14 +64,17 @@ final class Worker {
             config: config, tls: tls,
             resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
             credentials: Worker.credentials(config, service: credentialService, mailbox: mailbox))
-        let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {
-            let flags = UInt32(LEV_OPT_CLOSE_ON_EXEC)
-            // backlog 0: the socket is already listening.
-            guard let listener = evconnlistener_new(base.raw, Worker.accepted, context, flags, 0, socket.fd) else {
+            // Accepted sockets inherit TCP_NODELAY from the listening one (Linux copies it), which saves a
+            // setsockopt per connection; setting it again from each worker is harmless.
+            var one: Int32 = 1
+            setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            guard let listener = ConnectionAcceptor(
+                base: base, listenFD: socket.fd,
+                accepted: { [unowned self] fd, address in accept(fd: fd, address: address) },
+                failed: { [unowned self] in acceptDidFail() }) else {
                 throw StartupError("cannot watch listener \(socket.address)")
             }
-            evconnlistener_set_error_cb(listener, Worker.acceptFailed)
             listeners.append(listener)
         }
     }
@@ -80,7 +85,6 @@ final class Worker {
     }
 
     deinit {
-        for listener in listeners { evconnlistener_free(listener) }
         evbuffer_free(staging)
     }
 
@@ -88,6 +92,7 @@ final class Worker {
     func run() {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
+        for parked in Array(parkedClients.values) { parked.close() }
         pool.closeAll()
         pipes.closeIdle()
         accessLog.flush()
@@ -98,23 +103,15 @@ final class Worker {
         mailbox.post { [base] in base.loopBreak() }
     }
 
-    private static let accepted: evconnlistener_cb = { _, fd, address, _, context in
-        Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue().accept(fd: fd, address: address)
-    }
-
-    private static let acceptFailed: evconnlistener_errorcb = { listener, context in
-        Unmanaged<Worker>.fromOpaque(context!).takeUnretainedValue().acceptDidFail()
-    }
-
     /// EMFILE/ENFILE/ENOMEM leave the connection queued, so the listener would fire again at once:
     /// pause all listeners of this loop briefly.
     private func acceptDidFail() {
         let reason = String(cString: strerror(errno))
         Logger.error("worker=\(index) event=accept_failed reason=\"\(reason)\" pause_ms=\(Worker.acceptRetryMillis)")
-        for listener in listeners { evconnlistener_disable(listener) }
+        for listener in listeners { listener.disable() }
         let retry = acceptRetry ?? Timer(base: base)
         retry.action = { [unowned self] in
-            for listener in listeners { evconnlistener_enable(listener) }
+            for listener in listeners { listener.enable() }
         }
         acceptRetry = retry
         retry.schedule(afterMillis: Worker.acceptRetryMillis)
@@ -122,8 +119,8 @@ final class Worker {
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
         let peerAddress = address.flatMap { SocketAddress(sockaddr: $0) }
-        let peer = peerAddress?.description ?? "-"
         guard gate.tryEnter() else {
+            let peer = peerAddress?.description ?? "-"
             let refusal = ProxyError(status: 503, kind: .connectionLimitReached,
                                      details: "connection limit reached (proxy.max_connections = \(gate.limit))")
             Logger.warning("worker=\(index) client=\(peer) event=connection_refused reason=max_connections")
@@ -132,26 +129,26 @@ final class Worker {
             Glibc.close(fd)
             return
         }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         guard let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             Glibc.close(fd)
             gate.leave()
             return
         }
         nextSessionNumber += 1
-        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peer: peer,
-                                    peerAddress: peerAddress)
+        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peerAddress: peerAddress)
         sessions[ObjectIdentifier(session)] = session
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         session.start()
     }
 
     func sessionEnded(_ session: ClientSession) {
-        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil {
-            metrics.update { $0.connectionsActive -= 1 }
-            gate.leave()
-        }
+        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil { connectionEnded() }
         if isDraining { reportIfDrained() }
+    }
+
+    /// One client connection fewer, whether it ended as a session or parked.
+    func connectionEnded() {
+        metrics.update { $0.connectionsActive -= 1 }
+        gate.leave()
     }
 }

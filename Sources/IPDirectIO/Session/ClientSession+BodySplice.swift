@@ -14,8 +14,8 @@ extension ClientSession {
         // timeout for the server's silence and the client's idle timeout for a client that stops reading.
         let stream = SpliceStream(base: worker.base, pool: worker.pipes, metrics: worker.metrics,
                                   from: fromClient ? clientFD : upstream.fd, to: fromClient ? upstream.fd : clientFD,
-                                  limit: limit, readTimeoutMillis: fromClient ? nil : settings.responseTimeoutMs,
-                                  writeTimeoutMillis: fromClient ? nil : settings.clientIdleTimeoutMs)
+                                  limit: limit, readTimeoutMillis: fromClient ? nil : configuration.rules.proxy.responseTimeoutMs,
+                                  writeTimeoutMillis: fromClient ? nil : configuration.rules.proxy.clientIdleTimeoutMs)
         stream.onProgress = { [unowned self] moved, end in bodySpliced(from: side, moved: moved, end: end) }
         if fromClient { requestSplice = stream } else { responseSplice = stream }
         stream.start()

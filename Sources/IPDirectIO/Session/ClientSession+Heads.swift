@@ -32,8 +32,8 @@ extension ClientSession {
                 continue
             }
             perform(machine.requestBegan(now: now))
-            let peek = min(length, settings.maxHeaderBytes + 1)
-            guard hasNewLine(within: peek) || peek > settings.maxHeaderBytes else {
+            let peek = min(length, maxHeaderBytes + 1)
+            guard hasNewLine(within: peek) || peek > maxHeaderBytes else {
                 return perform(machine.headIncomplete(levels, now: now))
             }
             guard let start = evbuffer_pullup(clientInput, peek) else { return }
@@ -100,7 +100,7 @@ extension ClientSession {
             let input = upstream.input
             let length = evbuffer_get_length(input)
             guard length > 0 else { return }
-            let peek = min(length, settings.maxHeaderBytes + 1)
+            let peek = min(length, maxHeaderBytes + 1)
             guard let start = evbuffer_pullup(input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             let now = MonotonicClock.nowMicros()

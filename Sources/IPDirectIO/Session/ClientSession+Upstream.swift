@@ -30,7 +30,7 @@ extension ClientSession {
         // We connect by IP, so SNI and certificate verification must use the name the client asked for.
         let tls = request.scheme == .https ? (context: configuration.tls, host: request.host) : nil
         let connector = Connector(base: worker.base, key: request.poolKey, hostPort: request.hostPort,
-                                  addresses: plan.order, timeoutMillis: settings.connectTimeoutMs,
+                                  addresses: plan.order, timeoutMillis: configuration.rules.proxy.connectTimeoutMs,
                                   attemptDelayMillis: configuration.rules.upstream.connectionAttemptDelayMs, health: worker.health,
                                   hostKey: request.hostKey, tls: tls) { [unowned self] result in
             let attempts = self.connector?.attemptsStarted ?? 0

@@ -15,13 +15,15 @@ final class ClientSession {
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings
-    /// `configuration.rules.proxy`, kept here: read on every head, it is not copied out each time.
-    let settings: ProxySettings
+    /// `configuration.rules.proxy.maxHeaderBytes`, read on every head. Kept alone rather than the whole
+    /// settings struct: every byte of a session is held by each parked connection too.
+    let maxHeaderBytes: Int
     let id: UInt64
     let client: OpaquePointer
-    let peer: String
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
     let peerAddress: SocketAddress?
+    /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
+    private(set) lazy var peer = peerAddress?.description ?? "-"
     var machine: SessionMachine
     /// The credential check in flight.
     var credentialCheck: CredentialHandle?
@@ -33,7 +35,8 @@ final class ClientSession {
     /// Body bytes moving in the kernel, from the client and from the upstream, while they do.
     var requestSplice: SpliceStream?
     var responseSplice: SpliceStream?
-    let timer: Timer
+    /// The session's one timer.
+    var wakeup: OpaquePointer!
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
     var isClosed = false
@@ -45,21 +48,30 @@ final class ClientSession {
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
 
-    init(worker: Worker, id: UInt64, client: OpaquePointer, peer: String, peerAddress: SocketAddress?) {
-        self.worker = worker
+    /// A new connection: its machine starts from the worker's current settings.
+    convenience init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?) {
         let configuration = worker.connectionSettings
-        self.configuration = configuration
-        settings = configuration.rules.proxy
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
-        machine = SessionMachine(rules: configuration.rules, clientPermitted: permitted,
-                                 requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
+        self.init(worker: worker, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
+                  machine: SessionMachine(rules: configuration.rules, clientPermitted: permitted,
+                                          requiresAuthentication: configuration.credentials != nil,
+                                          draining: worker.isDraining))
+    }
+
+    /// A connection with the settings and machine it already had (a parked one whose next bytes came).
+    init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?,
+         configuration: ConnectionSettings, machine: SessionMachine) {
+        self.worker = worker
+        self.configuration = configuration
+        maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
+        self.machine = machine
         self.id = id
         self.client = client
-        self.peer = peer
         self.peerAddress = peerAddress
-        timer = Timer(base: worker.base)
-        timer.action = { [unowned self] in perform(machine.deadlinePassed(levels, now: MonotonicClock.nowMicros())) }
+        wakeup = makeWakeup()
     }
+
+    deinit { event_free(wakeup) }
 
     var clientInput: OpaquePointer { bufferevent_get_input(client) }
     var clientOutput: OpaquePointer { bufferevent_get_output(client) }
@@ -75,15 +87,21 @@ final class ClientSession {
     }
 
     func start() {
+        attachClient()
+        perform(machine.started(now: MonotonicClock.nowMicros()))
+    }
+
+    /// Sets the client's bufferevent up and reads from it from now on.
+    func attachClient() {
         bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
         configureFlow(client)
         // A client that stops reading our output for this long is gone.
-        var writeTimeout = timeval(tv_sec: settings.clientIdleTimeoutMs / 1000, tv_usec: settings.clientIdleTimeoutMs % 1000 * 1000)
+        let idleMillis = configuration.rules.proxy.clientIdleTimeoutMs
+        var writeTimeout = timeval(tv_sec: idleMillis / 1000, tv_usec: idleMillis % 1000 * 1000)
         bufferevent_set_timeouts(client, nil, &writeTimeout)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
         bufferevent_enable(client, Int16(EV_READ))
-        perform(machine.started(now: MonotonicClock.nowMicros()))
     }
 
     // MARK: - Callbacks
@@ -95,7 +113,7 @@ final class ClientSession {
             case .awaitingResponse, .streamingResponse: pumpRequestBody()
             case .tunneling: relay(from: .client)
             case .flushing, .lingering: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
-            case .servingPAC, .authenticating, .resolving, .connecting, .closed: break
+            case .servingPAC, .authenticating, .resolving, .connecting, .parked, .closed: break
             }
         } else {
             switch machine.phase {
@@ -161,6 +179,7 @@ final class ClientSession {
         case .pumpResponseBody: pumpResponseBody()
         case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
         case .readNextRequest: parseClientInput()
+        case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
         case .pauseReading(let side):
             if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
         case .resumeReading(let side):
@@ -177,8 +196,10 @@ final class ClientSession {
             guard let upstream else { return }
             var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
             bufferevent_set_timeouts(upstream.bev, &timeout, nil)
-        case .armTimer(let millis): timer.schedule(afterMillis: millis)
-        case .cancelTimer: timer.cancel()
+        case .armTimer(let millis):
+            var delay = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+            event_add(wakeup, &delay)
+        case .cancelTimer: event_del(wakeup)
         case .recordFirstByte(let micros):
             guard let upstream, let host = machine.state.exchange?.hostKey else { return }
             worker.health.recordFirstByte(upstream.address, for: host, micros: micros)
@@ -214,7 +235,7 @@ final class ClientSession {
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
     func configureFlow(_ bev: OpaquePointer) {
-        let readHighWater = max(ClientSession.inputHighWater, settings.maxHeaderBytes + 1)
+        let readHighWater = max(ClientSession.inputHighWater, maxHeaderBytes + 1)
         bufferevent_setwatermark(bev, Int16(EV_READ), 0, readHighWater)
         bufferevent_setwatermark(bev, Int16(EV_WRITE), SessionRules.outputHighWater / 2, 0)
         bufferevent_set_max_single_read(bev, ClientSession.maxSingleIO)
@@ -256,7 +277,7 @@ final class ClientSession {
     /// Frees both connections; runs once.
     private func closeConnections() {
         isClosed = true
-        timer.cancel()
+        event_del(wakeup)
         splice?.close()
         splice = nil
         abandonUpstreamWork()

@@ -202,7 +202,7 @@ import Testing
         var script = SessionScript()
         let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5),
                                                           .wait(millis: 1000), .requestBegan, .requestBegan])
-        #expect(actions[6].contains(.armTimer(millis: 60_000)))
+        #expect(actions[6].contains(.armTimer(millis: SessionRules.parkAfterMillis)))
         #expect(actions[8] == [.armTimer(millis: 10_000)])
         #expect(actions[9] == [])
     }

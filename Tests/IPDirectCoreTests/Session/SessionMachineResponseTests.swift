@@ -23,7 +23,7 @@ import Testing
         }
         #expect(exchange.status == 200)
         #expect(Array(actions[6].dropFirst()) == [.releaseUpstream(reusable: true), .resumeReading(.client),
-                                                  .armTimer(millis: 60_000), .readNextRequest])
+                                                  .armTimer(millis: SessionRules.parkAfterMillis), .readNextRequest])
         #expect(script.machine.phase == .readingHead)
     }
 

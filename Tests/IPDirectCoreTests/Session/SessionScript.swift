@@ -27,6 +27,8 @@ struct SessionScript {
         case responsePumped(BodyProgress, moved: UInt64)
         case responseBroken(HTTPParseError)
         case clientFIN
+        /// The parked client's socket became readable.
+        case readable
         case clientError(String)
         case upstreamEnded(UpstreamEnd, String = "closed")
         case drained(SessionSide)
@@ -106,6 +108,7 @@ struct SessionScript {
         case .responseBroken(let failure):
             return machine.responseBodyPumped(machine.responseBody, moved: 0, failure: failure, levels, now: now)
         case .clientFIN: return machine.clientClosed(clean: true, reason: "closed", levels)
+        case .readable: return machine.clientReadable(now: now)
         case .clientError(let reason): return machine.clientClosed(clean: false, reason: reason, levels)
         case .upstreamEnded(let end, let reason): return machine.upstreamClosed(end, reason: reason, levels, now: now)
         case .drained(let side): return machine.outputDrained(side, levels)

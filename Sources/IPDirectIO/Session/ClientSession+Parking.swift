@@ -1,0 +1,49 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// The session's timer event, and how a session hands a kept-alive connection over to a `ParkedClient`
+/// and takes one back.
+extension ClientSession {
+    private static let wakeupFired: event_callback_fn = { _, _, context in
+        let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
+        session.perform(session.machine.deadlinePassed(session.levels, now: MonotonicClock.nowMicros()))
+    }
+
+    /// The session's timer: an event without a socket.
+    func makeWakeup() -> OpaquePointer {
+        // The callback argument must be self, which exists only once the event is stored: allocate, then assign.
+        let event = event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, nil)!
+        event_assign(event, worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
+        return event
+    }
+
+    /// Frees the (empty) bufferevent but not the socket, whose descriptor is returned for the parked
+    /// connection; the session performs nothing more.
+    func detachClient() -> Int32 {
+        isClosed = true
+        event_del(wakeup)
+        let fd = bufferevent_getfd(client)
+        bufferevent_setcb(client, nil, nil, nil, nil)
+        // With no fd left, freeing the bufferevent no longer closes the socket.
+        bufferevent_setfd(client, -1)
+        bufferevent_free(client)
+        return fd
+    }
+
+    /// Takes over a parked connection whose socket became readable: what is there is read at once (no
+    /// extra loop turn), and the machine hears of it.
+    func resume() {
+        attachClient()
+        let fd = bufferevent_getfd(client)
+        // A socket bufferevent keeps its input frozen against writers other than its own read callback.
+        evbuffer_unfreeze(clientInput, 0)
+        let received = evbuffer_read(clientInput, fd, -1)
+        let readError = errno
+        evbuffer_freeze(clientInput, 0)
+        if received == 0 || (received < 0 && readError != EAGAIN && readError != EWOULDBLOCK) {
+            return didReceive(client, events: Int16(BEV_EVENT_READING) | Int16(received == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR))
+        }
+        perform(machine.clientReadable(now: MonotonicClock.nowMicros()))
+    }
+}
