@@ -24,6 +24,8 @@ extension SessionMachine {
         var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort), .sendToClient(answer)]
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
         actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
+        // A malformed request says nothing reliable about what its client sends next: linger.
+        if malformed { clientAskedToClose = false }
         return actions
     }
 
@@ -38,6 +40,8 @@ extension SessionMachine {
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
+            clientAskedToClose = !exchange.keepAlive && !exchange.isConnect && exchange.frontEnd == .http
+                && exchange.requestBody.isComplete && levels.clientInput == 0
             actions += beginClosing()
             return actions
         }
@@ -58,10 +62,12 @@ extension SessionMachine {
 
     /// Our FIN goes out once everything before it is written; what the client still sends is dropped
     /// for `lingerMillis` rather than answered with a reset that could destroy the answer in flight.
-    private mutating func linger() -> [SessionAction] {
+    /// A client that asked to close and has nothing unread is closed at once, as nginx does: it will
+    /// send nothing a reset could answer, and waiting for its FIN costs a shutdown, a read and a timer.
+    private mutating func linger(_ levels: BufferLevels) -> [SessionAction] {
         guard !clientWriteShut else { return [] }
         clientWriteShut = true
-        if clientReadClosed { return close() }
+        if clientReadClosed || (clientAskedToClose && levels.clientInput == 0) { return close() }
         state = .lingering
         return [.shutWrite(.client), .discardClientInput, .resumeReading(.client), .armTimer(millis: SessionRules.lingerMillis)]
     }
@@ -191,7 +197,7 @@ extension SessionMachine {
             actions += settleHalfClose(levels)
             return actions
         case (.flushing, .client):
-            return levels.clientOutput == 0 ? linger() : []
+            return levels.clientOutput == 0 ? linger(levels) : []
         default:
             return []
         }

@@ -9,6 +9,9 @@ public struct SessionMachine {
     /// The client's FIN was read: no more requests, but what it asked is still answered.
     public internal(set) var clientReadClosed = false
     var clientWriteShut = false
+    /// The last exchange's client asked for the connection to end (RFC 9112 §9.6) and sent all of its
+    /// request: it sends nothing more, so once the answer is out there is nothing to linger for.
+    var clientAskedToClose = false
     /// The daemon is stopping: a finished exchange ends its connection.
     public internal(set) var draining: Bool
     /// The client's address is in `[access] clients`; other clients are refused and logged.

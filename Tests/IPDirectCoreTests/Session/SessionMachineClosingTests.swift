@@ -49,6 +49,40 @@ import Testing
         #expect(actions[4] == [.close])
     }
 
+    static let closingGet: [SessionScript.Event] = [
+        .start, .head(Heads.get(fields: "Connection: close\r\n")), .resolved(["203.0.113.7"]), .ready(),
+        .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5),
+    ]
+
+    @Test func aClientThatAskedToCloseIsClosedAtOnceWhenItsAnswerIsOut() {
+        var script = SessionScript()
+        let actions = script.run(Self.closingGet + [.drained(.client)])
+        #expect(actions[6].last == .flushClient)
+        #expect(actions[7] == [.close])
+    }
+
+    @Test func aClientThatAskedToCloseButSentMoreIsLingeredFor() {
+        var script = SessionScript()
+        let actions = script.run(Self.closingGet + [.buffers(BufferLevels(clientInput: 20)), .drained(.client)])
+        #expect(actions[8].first == .shutWrite(.client))
+    }
+
+    @Test func anErrorAnswerToAClientThatAskedToCloseClosesAtOnce() {
+        var script = SessionScript()
+        let failure = ProxyError(status: 502, kind: .connectionRefused, details: "refused")
+        let actions = script.run([.start, .head(Heads.get(fields: "Connection: close\r\n")), .resolved(["203.0.113.7"]),
+                                  .connectFailed(failure, attempts: 1), .drained(.client)])
+        #expect(actions[4] == [.close])
+    }
+
+    @Test func aKeptAliveClientClosedByTheProxyIsLingeredFor() {
+        var script = SessionScript(draining: true)
+        let actions = script.run([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .ready(),
+                                  .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
+                                  .responsePumped(.complete, moved: 5), .drained(.client)])
+        #expect(actions[7].first == .shutWrite(.client))
+    }
+
     @Test func theClientsFINEndsTheLingerEarly() {
         var script = SessionScript()
         let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client), .clientFIN])
