@@ -9,6 +9,7 @@ import IPDirectCore
 /// often all on one, while the other loop idles. The crowded loop serves its connections one after the
 /// other (the tail latency grows) and overflows its upstream pool (`upstream_max_idle_per_host` is per
 /// worker), so requests open new upstream connections that a balanced spread would have reused.
+/// The price: a connection hashed to a loop that is busy waits for that loop, even while another is idle.
 enum WorkerListeningSockets {
     /// `sockets[worker]` lists that worker's sockets, one per address in `addresses`' order. One worker
     /// gets one plain socket per address, as there is nothing to spread.
