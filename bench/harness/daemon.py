@@ -1,4 +1,5 @@
-"""A server process under test: start it, wait until it listens, read its cost from /proc, stop it."""
+"""A server process under test: start it, wait until it listens, read its cost (memory, descriptors, CPU time) from
+/proc, stop it."""
 
 import os
 import signal
@@ -148,6 +149,16 @@ class Daemon:
                     for line in status:
                         if line.startswith("VmRSS:"):
                             total += int(line.split()[1])
+            except OSError:
+                pass
+        return total
+
+    def descriptor_count(self):
+        """Open file descriptors of the process tree (threads share their process's table, so each counts once)."""
+        total = 0
+        for pid in self.tree_pids():
+            try:
+                total += len(os.listdir(f"/proc/{pid}/fd"))
             except OSError:
                 pass
         return total

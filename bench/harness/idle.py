@@ -52,7 +52,7 @@ def measure_idle(daemon, port, request_target, host, count, mode):
     partial_request = request_head(request_target, host)
     deadline = time.monotonic() + MEASUREMENT_DEADLINE_SECONDS
     # One request first, so one-off start-up allocations (first upstream connection, caches) are in the base.
-    with _connect(port) as warm_up:
+    with connect(port) as warm_up:
         warm_up.sendall(complete_request)
         _read_response(warm_up, deadline)
     time.sleep(SETTLE_SECONDS)
@@ -61,7 +61,7 @@ def measure_idle(daemon, port, request_target, host, count, mode):
     try:
         while len(sockets) < count and time.monotonic() < deadline:
             for _ in range(min(CONNECT_BATCH, count - len(sockets))):
-                connection = _connect(port)
+                connection = connect(port)
                 sockets.append(connection)
                 connection.sendall(partial_request if mode == PARTIAL else complete_request)
             time.sleep(CONNECT_BATCH_PAUSE_SECONDS)
@@ -69,7 +69,7 @@ def measure_idle(daemon, port, request_target, host, count, mode):
             for connection in sockets:
                 _read_response(connection, deadline)
         time.sleep(SETTLE_SECONDS)
-        held = sum(1 for connection in sockets if _is_open(connection))
+        held = sum(1 for connection in sockets if is_open(connection))
         loaded_kib = daemon.rss_kib()
     finally:
         for connection in sockets:
@@ -77,20 +77,32 @@ def measure_idle(daemon, port, request_target, host, count, mode):
     return IdleResult(mode, len(sockets), held, base_kib, loaded_kib)
 
 
-def _connect(port):
+def connect(port):
     return socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_SECONDS)
 
 
-def _read_response(connection, deadline):
-    """Reads one response framed by Content-Length (all the benchmark's origin sends); returns quietly on
-    close or timeout, which `_is_open` then reports."""
+def read_head(connection, deadline):
+    """What arrives until the end of a response head: the head and any bytes after it, or less when the server
+    closed or the connection timed out first (so HEADER_END is missing)."""
     received = b""
     try:
         while HEADER_END not in received and time.monotonic() < deadline:
             chunk = connection.recv(RECEIVE_CHUNK)
             if not chunk:
-                return
+                break
             received += chunk
+    except (socket.timeout, ConnectionError):
+        pass
+    return received
+
+
+def _read_response(connection, deadline):
+    """Reads one response framed by Content-Length (all the benchmark's origin sends); returns quietly on
+    close or timeout, which `is_open` then reports."""
+    received = read_head(connection, deadline)
+    if HEADER_END not in received:
+        return
+    try:
         head, _, body = received.partition(HEADER_END)
         length = 0
         for line in head.split(b"\r\n")[1:]:
@@ -106,7 +118,7 @@ def _read_response(connection, deadline):
         return
 
 
-def _is_open(connection):
+def is_open(connection):
     """True while the server keeps the connection open without having sent anything unasked."""
     connection.setblocking(False)
     try:

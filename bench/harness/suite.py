@@ -4,9 +4,10 @@ import os
 import time
 
 from harness import idle
+from harness.download import DownloadError, measure_download
+from harness.idle_tunnel import measure_idle_tunnels
 from harness.socks import socks5_refusal
 from harness.targets import BENCH_HOST, LARGE_FILE, LARGE_FILE_BYTES
-from harness.tunnel import TunnelError, measure_tunnel
 from harness.wrk import WrkError, run_wrk
 
 MICROSECONDS_PER_SECOND = 1_000_000
@@ -22,18 +23,20 @@ SOCKS5 = "SOCKS5"
 class Settings:
     """Load shape and durations, shared by every target so the columns compare."""
 
-    def __init__(self, seconds, latency_seconds, warm_up_seconds, connections, threads, idle_connections):
+    def __init__(self, seconds, latency_seconds, warm_up_seconds, connections, threads, idle_connections,
+                 idle_tunnels):
         self.seconds = seconds
         self.latency_seconds = latency_seconds
         self.warm_up_seconds = warm_up_seconds
         self.connections = connections
         self.threads = threads
         self.idle_connections = idle_connections
+        self.idle_tunnels = idle_tunnels
 
     def __str__(self):
         return (f"wrk {self.threads} threads x {self.connections} connections for {self.seconds} s "
                 f"(after {self.warm_up_seconds} s warm-up); latency 1 connection for {self.latency_seconds} s; "
-                f"{self.idle_connections} idle connections")
+                f"{self.idle_connections} idle connections; {self.idle_tunnels} idle CONNECT tunnels")
 
 
 class TargetResult:
@@ -49,6 +52,8 @@ class TargetResult:
         self.new_connection = None
         self.new_connection_cpu_us = None
         self.latency = None
+        self.download = None  # the large file over plain HTTP through the proxy (absolute-form)
+        self.idle_tunnels = None
         self.tunnel = None
         self.socks_tunnel = None
         self.cannot = {}  # HTTP_PROXY, CONNECT or SOCKS5 -> why this target has none of those figures
@@ -74,7 +79,8 @@ def measure_target(target, environment, settings, log):
 
 
 def _measure_http_proxy(target, result, environment, settings, log):
-    """Idle connections, the wrk runs and the CONNECT tunnel; leaves the target running."""
+    """Idle connections and tunnels, the wrk runs, the plain-HTTP download and the CONNECT tunnel; leaves the
+    target running."""
     wrk_log = environment.log(f"wrk-{target.name}.txt")
 
     # Memory first, each mode on a fresh process, before load runs grow the allocator's pools.
@@ -90,6 +96,8 @@ def _measure_http_proxy(target, result, environment, settings, log):
         if outcome.held < outcome.opened:
             result.problems.append(f"idle ({mode}): {target.name} closed "
                                    f"{outcome.opened - outcome.held} of {outcome.opened} idle connections")
+    if not target.cannot_connect:
+        _measure_idle_tunnels(target, result, environment, settings, log)
 
     url = f"http://127.0.0.1:{target.port}/"
     wrk = lambda **shape: run_wrk(url, target.request_target, target.host_header, log_path=wrk_log, **shape)
@@ -112,23 +120,44 @@ def _measure_http_proxy(target, result, environment, settings, log):
             errors = ", ".join(f"{name} {count}" for name, count in run.errors.items() if count)
             result.problems.append(f"{label} run had errors: {errors}{_explain(run)}")
 
+    result.download = _download(target, result, "plain-HTTP download", "http", environment.http_port, log)
     if target.cannot_connect:
         result.cannot[CONNECT] = target.cannot_connect
         log(f"  tunnel: cannot: {target.cannot_connect}")
         return
-    large_url = f"https://{BENCH_HOST}:{environment.tls_port}/{LARGE_FILE}"
+    result.tunnel = _download(target, result, "tunnel", "https", environment.tls_port, log,
+                              ca_certificate=environment.certificates.ca_certificate)
+
+
+def _download(target, result, label, scheme, port, log, ca_certificate=None):
+    """The large file from the origin's `scheme` port: straight from it for direct, else through the target (a
+    CONNECT tunnel for https, an absolute-form request for http). None, with a problem noted, when it failed."""
+    url = f"{scheme}://{BENCH_HOST}:{port}/{LARGE_FILE}"
+    if target.is_direct:
+        route = dict(resolve=f"{BENCH_HOST}:{port}:127.0.0.1")
+    else:
+        route = dict(proxy_url=f"http://127.0.0.1:{target.port}", tunnel=scheme == "https")
     try:
-        if target.is_direct:
-            result.tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
-                                           environment.certificates.ca_certificate,
-                                           resolve=f"{BENCH_HOST}:{environment.tls_port}:127.0.0.1")
-        else:
-            result.tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
-                                           environment.certificates.ca_certificate,
-                                           proxy_url=f"http://127.0.0.1:{target.port}")
-        log(f"  tunnel {result.tunnel}")
-    except TunnelError as error:
-        result.problems.append(f"tunnel: {error}")
+        outcome = measure_download(target.daemon, url, LARGE_FILE_BYTES, ca_certificate, **route)
+    except DownloadError as error:
+        result.problems.append(f"{label}: {error}")
+        return None
+    log(f"  {label} {outcome}")
+    return outcome
+
+
+def _measure_idle_tunnels(target, result, environment, settings, log):
+    """Idle CONNECT tunnels on a fresh process; for direct, idle connections to the origin's TLS port."""
+    target.restart()
+    time.sleep(idle.SETTLE_SECONDS)
+    port = environment.tls_port if target.is_direct else target.port
+    outcome = measure_idle_tunnels(target.daemon, port, f"{BENCH_HOST}:{environment.tls_port}",
+                                   settings.idle_tunnels, through_proxy=not target.is_direct)
+    log(f"  idle {outcome}")
+    result.idle_tunnels = outcome
+    if outcome.held < outcome.opened:
+        result.problems.append(f"idle tunnels: {target.name} held {outcome.held} of {outcome.opened}"
+                               f"{' (answered: ' + outcome.refusal + ')' if outcome.refusal else ''}")
 
 
 def _measure_socks_tunnel(target, result, environment, log):
@@ -144,11 +173,11 @@ def _measure_socks_tunnel(target, result, environment, log):
         return
     large_url = f"https://{BENCH_HOST}:{environment.tls_port}/{LARGE_FILE}"
     try:
-        result.socks_tunnel = measure_tunnel(target.daemon, large_url, LARGE_FILE_BYTES,
-                                             environment.certificates.ca_certificate,
-                                             socks_proxy=f"127.0.0.1:{target.port}")
+        result.socks_tunnel = measure_download(target.daemon, large_url, LARGE_FILE_BYTES,
+                                               environment.certificates.ca_certificate,
+                                               socks_proxy=f"127.0.0.1:{target.port}")
         log(f"  SOCKS5 tunnel {result.socks_tunnel}")
-    except TunnelError as error:
+    except DownloadError as error:
         result.problems.append(f"SOCKS5 tunnel: {error}")
 
 

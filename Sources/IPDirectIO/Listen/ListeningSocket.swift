@@ -3,8 +3,9 @@ import Glibc
 import IPDirectCore
 
 /// A bound, listening TCP socket. Bound once at startup, so "address in use" is reported before any
-/// worker starts, and shared by every worker's listener. Or handed over already listening by the
-/// service manager (socket activation).
+/// worker starts. Either one per worker for the same address (`WorkerListeningSockets`), or one shared
+/// by every worker's listener, or handed over already listening by the service manager (socket
+/// activation).
 final class ListeningSocket {
     /// Pending connections the kernel may queue per socket (capped by net.core.somaxconn).
     static let backlog: Int32 = 4096
@@ -12,24 +13,49 @@ final class ListeningSocket {
     private(set) var fd: Int32
     let address: SocketAddress
 
-    init(address: SocketAddress) throws(StartupError) {
-        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartupError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if address.ip.isIPv6 {
-            // [::]:port must not also capture IPv4; list 0.0.0.0 separately when both are wanted.
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        let bound = address.withSockaddr { bind(fd, $0, $1) }
-        guard bound == 0, listen(fd, ListeningSocket.backlog) == 0 else {
+    /// `reusePort`: SO_REUSEPORT, so sockets of this process (and only of this user) can be bound to the
+    /// same address, each with its own queue; the kernel hashes every new connection to one of them.
+    init(address: SocketAddress, reusePort: Bool = false) throws(StartupError) {
+        let fd = try ListeningSocket.bound(address, reusePort: reusePort)
+        guard listen(fd, ListeningSocket.backlog) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
             throw StartupError("cannot listen on \(address): \(reason)")
         }
         self.fd = fd
         self.address = address
+    }
+
+    /// Whether `address` is free for a listener of ours, and with which port when it names port 0: binds a
+    /// socket without SO_REUSEPORT and closes it again. That bind fails while any other socket listens
+    /// there, with SO_REUSEPORT or not, so a second instance on the same address is still refused, where
+    /// a group of SO_REUSEPORT sockets alone would let it join and take a share of the clients.
+    static func probe(_ address: SocketAddress) throws(StartupError) -> SocketAddress {
+        let fd = try bound(address, reusePort: false)
+        defer { Glibc.close(fd) }
+        return SocketAddress(localOf: fd) ?? address
+    }
+
+    /// A socket bound to `address`, not yet listening.
+    private static func bound(_ address: SocketAddress, reusePort: Bool) throws(StartupError) -> Int32 {
+        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StartupError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusePort {
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if address.ip.isIPv6 {
+            // [::]:port must not also capture IPv4; list 0.0.0.0 separately when both are wanted.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw StartupError("cannot listen on \(address): \(reason)")
+        }
+        return fd
     }
 
     /// Takes over a socket that is already bound and listening.

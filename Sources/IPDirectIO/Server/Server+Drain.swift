@@ -22,8 +22,8 @@ extension Server {
         let stopsBefore = stopSignalsReceived
         _ = wait(for: released, millis: Server.listenerReleaseWaitMillis, signals: signals, heartbeat: &heartbeat)
         // Without a listening socket the kernel refuses new connections (RST) instead of queueing them.
-        for socket in sockets { socket.close() }
-        Logger.info("event=listeners_closed listen=\(sockets.map(\.address.description).joined(separator: ","))")
+        for socket in workerSockets.joined() { socket.close() }
+        Logger.info("event=listeners_closed listen=\(listenAddresses.map(\.description).joined(separator: ","))")
 
         let started = MonotonicClock.nowMicros()
         let drained = Countdown(workers.count)

@@ -24,7 +24,7 @@ extension Server {
     ]}
 
     var readyStatus: String {
-        "serving on " + sockets.map(\.address.description).joined(separator: ",")
+        "serving on " + listenAddresses.map(\.description).joined(separator: ",")
     }
 
     func reload(signals: ServiceSignals, heartbeat: inout WorkerHeartbeat?) {
@@ -76,7 +76,7 @@ extension Server {
         }
         let complete = wait(for: applied, millis: Server.reloadApplyWaitMillis, signals: signals, heartbeat: &heartbeat)
         config = next
-        Server.warnIfOpen(listen: sockets.map(\.address), access: next.access)
+        Server.warnIfOpen(listen: listenAddresses, access: next.access)
         Logger.info("event=reloaded file=\(configPath) workers_applied=\(workers.count - applied.left) complete=\(complete)")
     }
 

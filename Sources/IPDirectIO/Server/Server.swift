@@ -13,7 +13,8 @@ public final class Server {
     var stopSignalsReceived = 0
     /// SIGHUPs taken while the main thread waited for the loops; each is answered by one more reload.
     var reloadsPending = 0
-    let sockets: [ListeningSocket]
+    /// Each worker's listening sockets, one per address in `[proxy] listen` order (WorkerListeningSockets).
+    let workerSockets: [[ListeningSocket]]
     let workers: [Worker]
     /// The TLS of the connections ipdirect originates, one for every worker (the CA store parsed once, one
     /// session cache so a session learned on one loop resumes on another); replaced whole by a reload that
@@ -48,15 +49,15 @@ public final class Server {
         }
         notifier = ServiceNotifier(socket: environment.notifySocket)
         watchdogPingIntervalMs = environment.watchdogPingIntervalMs
-        sockets = try Server.listeningSockets(config: config, handed: environment.handedSockets)
-        Server.warnIfOpen(listen: sockets.map(\.address), access: config.access)
+        let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        workerSockets = try Server.listeningSockets(config: config, handed: environment.handedSockets, workers: count)
+        Server.warnIfOpen(listen: workerSockets[0].map(\.address), access: config.access)
         credentials = try CredentialService(users: try Server.loadUsers(config.access))
         let accessLogFD: Int32?
         switch AccessLogWriter.openDestination(config.proxy.accessLog) {
         case .success(let fd): accessLogFD = fd
         case .failure(let reason): throw reason
         }
-        let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
         let tls = try TLSClientContext(config.tls, trust: TrustStore(config.tls))
         self.tls = tls
@@ -65,9 +66,9 @@ public final class Server {
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(try Worker(index: index, workerCount: count, config: config, tls: tls, sockets: sockets,
-                                      accessLogFD: accessLogFD, gate: gate, resolverService: resolver,
-                                      credentialService: credentials, prober: prober))
+            workers.append(try Worker(index: index, workerCount: count, config: config, tls: tls,
+                                      sockets: workerSockets[index], accessLogFD: accessLogFD, gate: gate,
+                                      resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
         prober.networkChanged = { [resolver, workers, prober] reason in
@@ -90,7 +91,7 @@ public final class Server {
         for worker in workers {
             threads.append(LoopThread.start { worker.run() })
         }
-        let addresses = sockets.map(\.address.description).joined(separator: ",")
+        let addresses = listenAddresses.map(\.description).joined(separator: ",")
         admin.start()
         Logger.info("event=started version=\(IPDirectVersion.string) listen=\(addresses) workers=\(workers.count)")
         notifier?.send(.ready(status: readyStatus))
@@ -146,9 +147,14 @@ public final class Server {
         Logger.info("event=network_changed reason=\"\(reason)\" names_refreshed=\(names)")
     }
 
+    /// The addresses served, one per `[proxy] listen` entry (or handed socket), with the port the kernel
+    /// chose where the file says 0.
+    var listenAddresses: [SocketAddress] { workerSockets[0].map(\.address) }
+
     /// The sockets systemd handed over (socket activation), which win over `[proxy] listen`; otherwise
-    /// the configured addresses, bound here.
-    private static func listeningSockets(config: Config, handed: [ServiceEnvironment.HandedSocket]) throws(StartupError) -> [ListeningSocket] {
+    /// the configured addresses, bound here, one socket per worker for each.
+    private static func listeningSockets(config: Config, handed: [ServiceEnvironment.HandedSocket],
+                                         workers: Int) throws(StartupError) -> [[ListeningSocket]] {
         guard handed.isEmpty else {
             let sockets = try HandedSockets.take(handed)
             let described = zip(handed, sockets).map { handed, socket in
@@ -159,13 +165,9 @@ public final class Server {
                 let configured = config.proxy.listen.map(\.description).joined(separator: ",")
                 Logger.info("event=listen_overridden config_listen=\(configured) handed=\(described) reason=\"sockets handed by the service manager win over proxy.listen\"")
             }
-            return sockets
+            return WorkerListeningSockets.shared(sockets, workers: workers)
         }
-        var sockets: [ListeningSocket] = []
-        for address in config.proxy.listen {
-            sockets.append(try ListeningSocket(address: address))
-        }
-        return sockets
+        return try WorkerListeningSockets.bind(config.proxy.listen, workers: workers)
     }
 
     /// The admin listener's sockets, bound before anything starts so a taken port that the file names

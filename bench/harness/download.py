@@ -1,4 +1,5 @@
-"""Downloads the large file over TLS with curl, through a CONNECT or SOCKS5 tunnel or straight from the origin."""
+"""Downloads the large file with curl: over TLS through a CONNECT or SOCKS5 tunnel, over plain HTTP through a
+forwarding proxy, or straight from the origin."""
 
 import statistics
 import subprocess
@@ -10,11 +11,11 @@ TRANSFER_TIMEOUT_SECONDS = 60
 BYTES_PER_MEGABYTE = 1_000_000
 
 
-class TunnelError(Exception):
+class DownloadError(Exception):
     """curl failed or fetched the wrong number of bytes."""
 
 
-class TunnelResult:
+class DownloadResult:
     """Median throughput of the transfers and the server's CPU time spent on all of them."""
 
     def __init__(self, megabytes_per_second, cpu_seconds, total_bytes):
@@ -29,16 +30,23 @@ class TunnelResult:
     def cpu_ms_per_gib(self):
         return self.cpu_seconds * 1000 / (self.total_bytes / 2**30)
 
+    @property
+    def cpu_us_per_mib(self):
+        return self.cpu_seconds * 1_000_000 / (self.total_bytes / 2**20)
 
-def measure_tunnel(daemon, url, expected_bytes, ca_certificate, proxy_url=None, resolve=None, socks_proxy=None):
-    """`proxy_url` set: curl sends CONNECT through it (-p -x). `socks_proxy` (HOST:PORT) set: curl asks it for a
-    SOCKS5 CONNECT to the URL's host name, which the proxy resolves (RFC 1928 §5 DOMAINNAME). Otherwise `resolve`
-    pins the origin address."""
+
+def measure_download(daemon, url, expected_bytes, ca_certificate=None, proxy_url=None, tunnel=False, resolve=None,
+                     socks_proxy=None):
+    """`proxy_url` set: curl asks it for the URL, with CONNECT (-p -x) when `tunnel`, else as an absolute-form
+    request (-x, RFC 9112 §3.2.2). `socks_proxy` (HOST:PORT) set: curl asks it for a SOCKS5 CONNECT to the URL's
+    host name, which the proxy resolves (RFC 1928 §5 DOMAINNAME). Otherwise `resolve` pins the origin address.
+    `ca_certificate` verifies an https:// origin."""
     argv = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null",
-            "--max-time", str(TRANSFER_TIMEOUT_SECONDS), "--cacert", ca_certificate,
-            "--write-out", "%{size_download} %{time_total}"]
+            "--max-time", str(TRANSFER_TIMEOUT_SECONDS), "--write-out", "%{size_download} %{time_total}"]
+    if ca_certificate:
+        argv += ["--cacert", ca_certificate]
     if proxy_url:
-        argv += ["--proxytunnel", "--proxy", proxy_url]
+        argv += (["--proxytunnel"] if tunnel else []) + ["--proxy", proxy_url]
     if socks_proxy:
         argv += ["--socks5-hostname", socks_proxy]
     if resolve:
@@ -49,10 +57,10 @@ def measure_tunnel(daemon, url, expected_bytes, ca_certificate, proxy_url=None, 
     for _ in range(TRANSFERS):
         result = subprocess.run(argv, capture_output=True, text=True, timeout=TRANSFER_TIMEOUT_SECONDS + 10)
         if result.returncode != 0:
-            raise TunnelError(f"curl exited with status {result.returncode}: {result.stderr.strip()}")
+            raise DownloadError(f"curl exited with status {result.returncode}: {result.stderr.strip()}")
         size, seconds = result.stdout.split()
         if int(size) != expected_bytes:
-            raise TunnelError(f"curl fetched {size} bytes, expected {expected_bytes}")
+            raise DownloadError(f"curl fetched {size} bytes, expected {expected_bytes}")
         speeds.append(int(size) / float(seconds) / BYTES_PER_MEGABYTE)
     cpu_seconds = daemon.cpu_seconds() - cpu_before
-    return TunnelResult(statistics.median(speeds), cpu_seconds, expected_bytes * TRANSFERS)
+    return DownloadResult(statistics.median(speeds), cpu_seconds, expected_bytes * TRANSFERS)
