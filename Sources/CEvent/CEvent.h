@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -78,5 +79,8 @@ static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int f
 /* pipe2(2) likewise; it makes both ends non-blocking and close-on-exec in one call. */
 extern int pipe2(int fds[2], int flags);
 static inline int ipd_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+/* ioctl(2) is variadic, which Swift cannot call: bytes received on a socket and not yet read. */
+static inline int ipd_unread_bytes(int fd) { int count = 0; return ioctl(fd, FIONREAD, &count) == 0 ? count : 0; }
 
 #endif

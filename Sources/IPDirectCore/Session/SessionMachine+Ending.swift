@@ -214,7 +214,13 @@ extension SessionMachine {
         case .unarmed:
             return []
         case .pending(let millis):
-            guard mayPark(levels) else { return [.armTimer(millis: millis)] }
+            guard mayPark(levels) else {
+                // An answer still being written is the only thing in the way: try again once it may be out,
+                // rather than holding the buffers for the whole idle window.
+                let onlyWriting = state == .readingHead && deadline.reason == .clientIdle && levels.clientInput == 0
+                    && levels.clientOutput > 0 && !clientReadClosed && !draining
+                return [.armTimer(millis: onlyWriting ? min(SessionRules.parkAfterMillis, millis) : millis)]
+            }
             state = .parked
             return [.park(idleMillis: millis)]
         case .expired(let reason):

@@ -126,7 +126,16 @@ final class ClientSession {
     }
 
     func didDrain(_ bev: OpaquePointer) {
-        perform(machine.outputDrained(bev == client ? .client : .upstream, levels))
+        perform(machine.outputDrained(bev == client ? .client : .upstream, bev == client ? closingLevels : levels))
+    }
+
+    /// `levels`, counting as client input what the kernel holds unread from a closing client too: the
+    /// machine closes without lingering only when the client left nothing unread anywhere (a reset
+    /// for unread bytes could destroy the answer in flight).
+    private var closingLevels: BufferLevels {
+        var levels = self.levels
+        if machine.phase == .flushing { levels.clientInput += Int(ipd_unread_bytes(bufferevent_getfd(client))) }
+        return levels
     }
 
     func didReceive(_ bev: OpaquePointer, events: Int16) {
@@ -188,7 +197,7 @@ final class ClientSession {
             if let bev = bufferevent(side) { shutdown(bufferevent_getfd(bev), Int32(SHUT_WR)) }
         case .flushClient:
             bufferevent_setwatermark(client, Int16(EV_WRITE), 0, 0)
-            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, levels)) }
+            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, closingLevels)) }
         case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
         case .startTunnel: startTunnel()
         case .relay(let side): relay(from: side)

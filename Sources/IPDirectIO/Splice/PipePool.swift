@@ -35,7 +35,8 @@ final class PipePool {
     /// An empty pipe, or nil when `limit` pipes are busy or the kernel refuses another (out of
     /// descriptors): the caller then moves the bytes through a buffer.
     func take() -> SplicePipe? {
-        if let pipe = idle.popLast() { return pipe }
+        // Above the limit (a reload lowered it while pipes were busy), idle pipes are not lent again.
+        if openCount <= limit, let pipe = idle.popLast() { return pipe }
         guard openCount < limit, let pipe = PipePool.makePipe() else {
             metrics.update { $0.pipeShortages += 1 }
             return nil
@@ -47,7 +48,7 @@ final class PipePool {
 
     /// Takes back a pipe the caller emptied.
     func giveBack(_ pipe: SplicePipe) {
-        guard idle.count < PipePool.idleKept else { return discard(pipe) }
+        guard idle.count < PipePool.idleKept, openCount <= limit else { return discard(pipe) }
         idle.append(pipe)
     }
 

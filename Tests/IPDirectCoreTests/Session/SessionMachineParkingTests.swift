@@ -33,11 +33,13 @@ import Testing
         #expect(script.machine.phase == .readingHead)
     }
 
-    @Test func anAnswerStillBeingWrittenKeepsItsBuffers() {
+    @Test func anAnswerStillBeingWrittenKeepsItsBuffersUntilItIsOut() {
         var script = SessionScript()
-        let actions = script.run(Self.answered + [.buffers(BufferLevels(clientOutput: 4096)), .wait(millis: Self.parkAfter), .timer])
-        #expect(actions.last == [.armTimer(millis: Self.idleLeft)])
-        #expect(script.machine.phase == .readingHead)
+        let actions = script.run(Self.answered + [.buffers(BufferLevels(clientOutput: 4096)), .wait(millis: Self.parkAfter), .timer,
+                                                  .buffers(BufferLevels()), .wait(millis: Self.parkAfter), .timer])
+        #expect(actions[actions.count - 4] == [.armTimer(millis: Self.parkAfter)])
+        #expect(actions.last == [.park(idleMillis: Self.idleLeft - Self.parkAfter)])
+        #expect(script.machine.phase == .parked)
     }
 
     @Test func aConnectionWaitingForTheRestOfAHeadDoesNotPark() {

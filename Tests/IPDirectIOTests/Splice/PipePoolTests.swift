@@ -50,6 +50,20 @@ import Testing
         pool.discard(pipe)
     }
 
+    @Test func aPipeBusyWhileTheLimitWasLoweredIsClosedWhenGivenBack() throws {
+        let metrics = TrafficMetricsCell()
+        let pool = PipePool(limit: 2, metrics: metrics)
+        let busy = try #require(pool.take())
+        let idle = try #require(pool.take())
+        pool.giveBack(idle)
+        pool.limit = 0
+        #expect(pool.take() == nil)
+        pool.giveBack(busy)
+        #expect(pool.openCount == 0)
+        #expect(metrics.snapshot.pipesOpen == 0)
+        #expect(!Self.isOpen(busy.read) && !Self.isOpen(busy.write))
+    }
+
     @Test func loweringTheLimitClosesIdlePipesBeyondIt() throws {
         let metrics = TrafficMetricsCell()
         let pool = PipePool(limit: 2, metrics: metrics)
