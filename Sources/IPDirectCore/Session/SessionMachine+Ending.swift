@@ -23,16 +23,17 @@ extension SessionMachine {
         exchange.bytesToClient += UInt64(answer.count)
         var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort), .sendToClient(answer)]
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
-        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
-        // A malformed request says nothing reliable about what its client sends next: linger.
-        if malformed { clientAskedToClose = false }
+        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now,
+                          requestMalformed: malformed)
         return actions
     }
 
     /// The exchange is complete: log it, release the upstream (`releasing` says whether it may be pooled;
     /// nil when there is none), and read the next request or close.
+    /// `requestMalformed`: the request could not be read as sent, so nothing reliable is known of what the
+    /// client sends next and a closing connection lingers.
     mutating func finish(_ exchange: Exchange, closeClientAfter: Bool, releasing reusable: Bool?,
-                         _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+                         _ levels: BufferLevels, now: Int64, requestMalformed: Bool = false) -> [SessionAction] {
         var actions: [SessionAction] = []
         // One allocation for the whole list: this runs once per request.
         actions.reserveCapacity(5)
@@ -40,8 +41,8 @@ extension SessionMachine {
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
-            clientAskedToClose = !exchange.keepAlive && !exchange.isConnect && exchange.frontEnd == .http
-                && exchange.requestBody.isComplete && levels.clientInput == 0
+            clientAskedToClose = !requestMalformed && !exchange.keepAlive && !exchange.isConnect
+                && exchange.frontEnd == .http && exchange.requestBody.isComplete && levels.clientInput == 0
             actions += beginClosing()
             return actions
         }
@@ -215,11 +216,9 @@ extension SessionMachine {
             return []
         case .pending(let millis):
             guard mayPark(levels) else {
-                // An answer still being written is the only thing in the way: try again once it may be out,
-                // rather than holding the buffers for the whole idle window.
-                let onlyWriting = state == .readingHead && deadline.reason == .clientIdle && levels.clientInput == 0
-                    && levels.clientOutput > 0 && !clientReadClosed && !draining
-                return [.armTimer(millis: onlyWriting ? min(SessionRules.parkAfterMillis, millis) : millis)]
+                // When only an answer still being written is in the way, try again once it may be out rather
+                // than holding the buffers for the whole idle window.
+                return [.armTimer(millis: waitsForNextRequest(levels) ? min(SessionRules.parkAfterMillis, millis) : millis)]
             }
             state = .parked
             return [.park(idleMillis: millis)]

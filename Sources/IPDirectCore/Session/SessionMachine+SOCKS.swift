@@ -9,15 +9,21 @@ extension SessionMachine {
     /// A SOCKS version byte can start a connection only before any HTTP request on it.
     public var mayStartSOCKS: Bool { !protocolChosen && state == .readingHead }
 
+    /// A connection whose first byte is one of these speaks SOCKS (RFC 1928, or SOCKS4); anything else is HTTP.
+    public static func isSOCKSVersion(_ firstByte: UInt8) -> Bool {
+        firstByte == SOCKS5Greeting.version || firstByte == SOCKS4Request.version
+    }
+
     /// The connection's first byte is a SOCKS version (5 or 4).
     public mutating func socksStarted(version: UInt8, now: Int64) -> [SessionAction] {
-        guard mayStartSOCKS, version == 5 || version == 4 else { return [] }
+        guard mayStartSOCKS, Self.isSOCKSVersion(version) else { return [] }
         protocolChosen = true
-        let exchange = Exchange(method: version == 5 ? "SOCKS5" : "SOCKS4", methodKind: .connect, host: "-", port: 0,
+        let isSOCKS5 = version == SOCKS5Greeting.version
+        let exchange = Exchange(method: isSOCKS5 ? "SOCKS5" : "SOCKS4", methodKind: .connect, host: "-", port: 0,
                                 isConnect: true, keepAlive: false, upgradeRequested: false, clientVersion: .http11,
                                 startMicros: now)
-        exchange.frontEnd = version == 5 ? .socks5 : .socks4
-        state = .socks(exchange, version == 5 ? .greeting : .socks4Request)
+        exchange.frontEnd = isSOCKS5 ? .socks5 : .socks4
+        state = .socks(exchange, isSOCKS5 ? .greeting : .socks4Request)
         return []
     }
 

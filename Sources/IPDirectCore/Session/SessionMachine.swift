@@ -82,8 +82,14 @@ public struct SessionMachine {
     /// no head begun, the client still open and the daemon not stopping (pipelined bytes or an answer
     /// being written keep them).
     func mayPark(_ levels: BufferLevels) -> Bool {
+        waitsForNextRequest(levels) && levels.clientOutput == 0
+    }
+
+    /// Kept alive between requests with nothing received and no head begun, the client still open and the
+    /// daemon not stopping: parkable once nothing is left to send.
+    func waitsForNextRequest(_ levels: BufferLevels) -> Bool {
         state == .readingHead && deadline.reason == .clientIdle && levels.clientInput == 0
-            && levels.clientOutput == 0 && !clientReadClosed && !draining
+            && !clientReadClosed && !draining
     }
 
     /// The parked client's socket is readable (bytes, or a FIN the driver reports as `clientClosed`): its

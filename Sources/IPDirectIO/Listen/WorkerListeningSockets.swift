@@ -3,10 +3,9 @@ import IPDirectCore
 /// The listening sockets each worker watches: for every address, one socket per worker, all bound with
 /// SO_REUSEPORT, so the kernel spreads new connections over the workers by a hash of their addresses.
 ///
-/// Why not one socket shared by every worker's listener: every loop is woken for each new connection and
-/// the first to run takes it, and libevent's listener then accepts until the queue is empty. A client that
-/// opens many connections at once (a browser, a load generator's 64) lands on whichever loop woke first,
-/// often all on one, while the other loop idles. The crowded loop serves its connections one after the
+/// Why not one socket shared by every worker: every loop is woken for each new connection and the first
+/// to run takes it, so a client that opens many connections at once (a browser, a load generator's 64)
+/// lands on whichever loop happens to run first, often mostly on one, while the other loop idles. The crowded loop serves its connections one after the
 /// other (the tail latency grows) and overflows its upstream pool (`upstream_max_idle_per_host` is per
 /// worker), so requests open new upstream connections that a balanced spread would have reused.
 /// The price: a connection hashed to a loop that is busy waits for that loop, even while another is idle.

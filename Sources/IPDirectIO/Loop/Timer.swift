@@ -11,9 +11,7 @@ final class Timer {
     }
 
     init(base: EventBase) {
-        // The callback argument must be self, which exists only once `event` is set: allocate, then assign.
-        event = event_new(base.raw, -1, 0, Timer.fire, nil)
-        event_assign(event, base.raw, -1, 0, Timer.fire, Unmanaged.passUnretained(self).toOpaque())
+        event = event_new(base.raw, -1, 0, Timer.fire, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -21,7 +19,7 @@ final class Timer {
     }
 
     func schedule(afterMillis millis: Int) {
-        var delay = timeval(tv_sec: millis / 1000, tv_usec: Int((millis % 1000) * 1000))
+        var delay = timeval(millis: millis)
         event_add(event, &delay)
     }
 

@@ -24,10 +24,9 @@ final class ConnectionAcceptor {
         self.accepted = accepted
         self.failed = failed
         let events = Int16(EV_READ | EV_PERSIST)
-        // The callback argument must be self, which exists only once `event` is set: allocate, then assign.
-        guard let event = event_new(base.raw, listenFD, events, ConnectionAcceptor.readable, nil) else { return nil }
+        guard let event = event_new(base.raw, listenFD, events, ConnectionAcceptor.readable,
+                                    Unmanaged.passUnretained(self).toOpaque()) else { return nil }
         self.event = event
-        event_assign(event, base.raw, listenFD, events, ConnectionAcceptor.readable, Unmanaged.passUnretained(self).toOpaque())
         event_add(event, nil)
     }
 
@@ -45,7 +44,8 @@ final class ConnectionAcceptor {
     func close() {
         guard !closed else { return }
         closed = true
-        event_free(event)
+        // Nil only when init failed to make it.
+        if let event { event_free(event) }
     }
 
     private func acceptOne() {

@@ -27,7 +27,7 @@ extension ClientSession {
             let length = evbuffer_get_length(clientInput)
             let now = MonotonicClock.nowMicros()
             guard length > 0 else { return perform(machine.headIncomplete(levels, now: now)) }
-            if machine.mayStartSOCKS, let first = evbuffer_pullup(clientInput, 1)?.pointee, first == 5 || first == 4 {
+            if machine.mayStartSOCKS, let first = evbuffer_pullup(clientInput, 1)?.pointee, SessionMachine.isSOCKSVersion(first) {
                 perform(machine.socksStarted(version: first, now: now))
                 continue
             }

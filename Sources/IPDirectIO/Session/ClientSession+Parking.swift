@@ -12,10 +12,7 @@ extension ClientSession {
 
     /// The session's timer: an event without a socket.
     func makeWakeup() -> OpaquePointer {
-        // The callback argument must be self, which exists only once the event is stored: allocate, then assign.
-        let event = event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, nil)!
-        event_assign(event, worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
-        return event
+        event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Frees the (empty) bufferevent but not the socket, whose descriptor is returned for the parked

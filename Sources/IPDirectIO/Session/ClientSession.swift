@@ -98,7 +98,7 @@ final class ClientSession {
         configureFlow(client)
         // A client that stops reading our output for this long is gone.
         let idleMillis = configuration.rules.proxy.clientIdleTimeoutMs
-        var writeTimeout = timeval(tv_sec: idleMillis / 1000, tv_usec: idleMillis % 1000 * 1000)
+        var writeTimeout = timeval(millis: idleMillis)
         bufferevent_set_timeouts(client, nil, &writeTimeout)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
         bufferevent_enable(client, Int16(EV_READ))
@@ -203,10 +203,10 @@ final class ClientSession {
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
             guard let upstream else { return }
-            var timeout = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+            var timeout = timeval(millis: millis)
             bufferevent_set_timeouts(upstream.bev, &timeout, nil)
         case .armTimer(let millis):
-            var delay = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+            var delay = timeval(millis: millis)
             event_add(wakeup, &delay)
         case .cancelTimer: event_del(wakeup)
         case .recordFirstByte(let micros):

@@ -33,10 +33,7 @@ final class ParkedClient {
         peerAddress = session.peerAddress
         machine = session.machine
         self.fd = fd
-        let base = worker.base.raw
-        // The callback argument must be self, which exists only once `event` is set: allocate, then assign.
-        event = event_new(base, fd, Int16(EV_READ), ParkedClient.fired, nil)
-        event_assign(event, base, fd, Int16(EV_READ), ParkedClient.fired, Unmanaged.passUnretained(self).toOpaque())
+        event = event_new(worker.base.raw, fd, Int16(EV_READ), ParkedClient.fired, Unmanaged.passUnretained(self).toOpaque())
         arm(millis: idleMillis)
     }
 
@@ -75,7 +72,7 @@ final class ParkedClient {
     }
 
     private func arm(millis: Int) {
-        var delay = timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
+        var delay = timeval(millis: millis)
         event_add(event, &delay)
     }
 }

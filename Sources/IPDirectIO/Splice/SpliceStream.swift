@@ -62,8 +62,8 @@ final class SpliceStream {
         self.pool = pool
         self.metrics = metrics
         left = limit
-        readTimeout = readTimeoutMillis.map(SpliceStream.timeval(millis:))
-        writeTimeout = writeTimeoutMillis.map(SpliceStream.timeval(millis:))
+        readTimeout = readTimeoutMillis.map(timeval.init(millis:))
+        writeTimeout = writeTimeoutMillis.map(timeval.init(millis:))
         let context = Unmanaged.passUnretained(self).toOpaque()
         readEvent = event_new(base.raw, source, Int16(EV_READ | EV_PERSIST), SpliceStream.readable, context)
         writeEvent = event_new(base.raw, destination, Int16(EV_WRITE | EV_PERSIST), SpliceStream.writable, context)
@@ -197,10 +197,6 @@ final class SpliceStream {
             return
         }
         event_add(event, &timeout)
-    }
-
-    private static func timeval(millis: Int) -> Glibc.timeval {
-        Glibc.timeval(tv_sec: millis / 1000, tv_usec: millis % 1000 * 1000)
     }
 
     private static func errnoText() -> String {

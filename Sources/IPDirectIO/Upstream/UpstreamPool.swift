@@ -72,7 +72,7 @@ final class UpstreamPool {
         connection.parkedIn = self
         let context = Unmanaged.passUnretained(connection).toOpaque()
         bufferevent_setcb(connection.bev, BufferEventCallbacks.poolRead, nil, BufferEventCallbacks.poolEvent, context)
-        var timeout = timeval(tv_sec: idleTimeoutMillis / 1000, tv_usec: Int(idleTimeoutMillis % 1000) * 1000)
+        var timeout = timeval(millis: idleTimeoutMillis)
         bufferevent_set_timeouts(connection.bev, &timeout, nil)
         bufferevent_enable(connection.bev, Int16(EV_READ))
         list.append(connection)

@@ -4,14 +4,13 @@ fields a proxy passed on and which it dropped (Proxy-Authorization must never ar
 HTTP/1.1 with Content-Length, so a proxy may keep its connection to it alive; it listens on loopback, port 0.
 """
 
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .background_server import ServedInBackground
 from .ports import LOOPBACK
 
 # An idle keep-alive connection is closed after this long, so stray handler threads never pile up.
 IDLE_CONNECTION_SECONDS = 30.0
-STOP_SECONDS = 5.0
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -35,17 +34,6 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-class HeaderEchoOrigin:
+class HeaderEchoOrigin(ServedInBackground):
     def __init__(self, host: str = LOOPBACK):
-        self._server = _Server((host, 0), _Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="header-echo-origin", daemon=True)
-
-    def start(self) -> "HeaderEchoOrigin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=STOP_SECONDS)
+        self._serve_in_background(_Server((host, 0), _Handler), "header-echo-origin")

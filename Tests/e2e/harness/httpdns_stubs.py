@@ -16,6 +16,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlsplit
 
+from .background_server import ServedInBackground
 from .certificates import CertificatePair
 from .doh_certificates import HTTPDNS_STUB_HOST_NAME
 from .httpdns_formats import (FormatQuery, StubReply, answer_aliyun, answer_doh, answer_json, answer_tencent,
@@ -93,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(reply.body)
 
 
-class HttpdnsStub:
+class HttpdnsStub(ServedInBackground):
     def __init__(self, records: dict[str, StubRecord] | None = None, certificate: CertificatePair | None = None,
                  aliyun_secrets: dict[str, str | None] | None = None, tencent_token: str | None = None,
                  tencent_keys: dict[str, tuple[str, bytes]] | None = None):
@@ -108,19 +109,11 @@ class HttpdnsStub:
         self.tencent_keys = tencent_keys if tencent_keys is not None else {
             TENCENT_DES_KEY_ID: ("des", TENCENT_DES_KEY), TENCENT_AES_KEY_ID: ("aes", TENCENT_AES_KEY)}
         self._stopping = threading.Event()
-        self._server = _Server(self)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="httpdns-stub", daemon=True)
-
-    def start(self) -> "HttpdnsStub":
-        self._thread.start()
-        return self
+        self._serve_in_background(_Server(self), "httpdns-stub")
 
     def stop(self) -> None:
         self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().stop()
 
     # Where it is -----------------------------------------------------------------------------------------------
     @property

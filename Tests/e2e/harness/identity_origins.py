@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler
 
+from .background_server import ServedInBackground
 from .certificates import CertificatePair
 from .network_namespace import NetworkNamespace
 from .tls_server import HandshakeOnConnectionThread, server_context
@@ -63,7 +64,7 @@ class _IdentityServer(HandshakeOnConnectionThread):
         super().process_request(request, client_address)
 
 
-class IdentityOrigin:
+class IdentityOrigin(ServedInBackground):
     """One origin on `address:port` inside `namespace` (port 0: any free one), waiting `delay_seconds`
     before each answer; over TLS with `certificate`."""
 
@@ -76,18 +77,7 @@ class IdentityOrigin:
         self.requests = 0
         self.connections = 0
         with namespace.entered():
-            self._server = _IdentityServer(self, port)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name=f"origin-{address}", daemon=True)
-
-    def start(self) -> "IdentityOrigin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+            self._serve_in_background(_IdentityServer(self, port), f"origin-{address}")
 
     def count_request(self) -> None:
         with self._lock:

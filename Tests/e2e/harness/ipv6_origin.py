@@ -9,6 +9,8 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .background_server import ServedInBackground
+
 IPV6_LOOPBACK = "::1"
 # The first word of every answer, so a test can tell this origin from nginx.
 ANSWER_PREFIX = "origin=ipv6"
@@ -40,23 +42,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class Ipv6Origin:
+class Ipv6Origin(ServedInBackground):
     def __init__(self):
         self._lock = threading.Lock()
         self._requests = 0
-        self._server = _Server(self)
+        self._serve_in_background(_Server(self), "ipv6-origin")
         self.host = IPV6_LOOPBACK
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="ipv6-origin", daemon=True)
-
-    def start(self) -> "Ipv6Origin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     @property
     def upstream(self) -> str:

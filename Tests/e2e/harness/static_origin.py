@@ -10,6 +10,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
+from .background_server import ServedInBackground
 from .certificates import CertificatePair
 from .ports import LOOPBACK
 from .tls_server import HandshakeOnConnectionThread, server_context
@@ -38,24 +39,13 @@ class _Server(HandshakeOnConnectionThread):
         super().__init__((LOOPBACK, 0), partial(_Handler, directory=str(root)))
 
 
-class StaticOrigin:
+class StaticOrigin(ServedInBackground):
     def __init__(self, root: Path, certificate: CertificatePair | None = None):
         self.root = root
         self.tls_context = server_context(certificate)
         self._lock = threading.Lock()
         self._paths: list[str] = []
-        self._server = _Server(self, root)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="static-origin", daemon=True)
-
-    def start(self) -> "StaticOrigin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._serve_in_background(_Server(self, root), "static-origin")
 
     def url(self, name: str, path: str = "/") -> str:
         scheme = "https" if self.tls_context is not None else "http"

@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .background_server import ServedInBackground
 from .ports import LOOPBACK
 
 # Read size for request bodies: large enough that hashing, not syscalls, dominates.
@@ -30,7 +31,7 @@ class MalformedChunkedBody(ValueError):
     pass
 
 
-class UploadOrigin:
+class UploadOrigin(ServedInBackground):
     def __init__(self, host: str = LOOPBACK):
         origin = self
         self.received: list[ReceivedBody] = []
@@ -76,19 +77,10 @@ class UploadOrigin:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer((host, 0), Handler)
-        self._server.daemon_threads = True
+        server = ThreadingHTTPServer((host, 0), Handler)
+        server.daemon_threads = True
+        self._serve_in_background(server, "upload-origin")
         self.host = host
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="upload-origin", daemon=True)
-
-    def start(self) -> "UploadOrigin":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def _read_exactly(stream, length: int, digest) -> int:

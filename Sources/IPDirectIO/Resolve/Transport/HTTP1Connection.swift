@@ -42,7 +42,7 @@ final class HTTP1Connection {
     /// Waits idle: any byte, EOF or `idleTimeoutMillis` of silence ends the connection.
     func park(idleTimeoutMillis: Int) {
         listen()
-        var timeout = timeval(tv_sec: idleTimeoutMillis / 1000, tv_usec: Int(idleTimeoutMillis % 1000) * 1000)
+        var timeout = timeval(millis: idleTimeoutMillis)
         bufferevent_set_timeouts(upstream.bev, &timeout, nil)
     }
 
