@@ -4,7 +4,13 @@ import Testing
 
 /// The pipes a worker lends out: bounded, reused once given back empty, counted in the worker's metrics.
 @Suite struct PipePoolTests {
-    static func isOpen(_ fd: Int32) -> Bool { fcntl(fd, F_GETFD) != -1 }
+    /// The open file a descriptor refers to (device and inode), nil when it is closed. Tests run in
+    /// parallel and may reuse a closed number at once, so "closed" means "no longer this pipe".
+    static func openFile(_ fd: Int32) -> [UInt64]? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
 
     @Test func lendsNoMoreThanItsLimitAndCountsTheShortage() throws {
         let metrics = TrafficMetricsCell()
@@ -33,8 +39,9 @@ import Testing
         let metrics = TrafficMetricsCell()
         let pool = PipePool(limit: 1, metrics: metrics)
         let pipe = try #require(pool.take())
+        let files = (Self.openFile(pipe.read), Self.openFile(pipe.write))
         pool.discard(pipe)
-        #expect(!Self.isOpen(pipe.read) && !Self.isOpen(pipe.write))
+        #expect(Self.openFile(pipe.read) != files.0 && Self.openFile(pipe.write) != files.1)
         #expect(metrics.snapshot.pipesOpen == 0)
         let next = try #require(pool.take())
         pool.discard(next)
@@ -58,10 +65,11 @@ import Testing
         pool.giveBack(idle)
         pool.limit = 0
         #expect(pool.take() == nil)
+        let files = (Self.openFile(busy.read), Self.openFile(busy.write))
         pool.giveBack(busy)
         #expect(pool.openCount == 0)
         #expect(metrics.snapshot.pipesOpen == 0)
-        #expect(!Self.isOpen(busy.read) && !Self.isOpen(busy.write))
+        #expect(Self.openFile(busy.read) != files.0 && Self.openFile(busy.write) != files.1)
     }
 
     @Test func loweringTheLimitClosesIdlePipesBeyondIt() throws {
