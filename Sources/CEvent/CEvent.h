@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -82,5 +83,21 @@ static inline int ipd_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
 /* ioctl(2) is variadic, which Swift cannot call: bytes received on a socket and not yet read. */
 static inline int ipd_unread_bytes(int fd) { int count = 0; return ioctl(fd, FIONREAD, &count) == 0 ? count : 0; }
+
+/* An epoll set of its own for parked keep-alive connections. struct epoll_event is packed and holds a union,
+ * so Swift sees only the 64-bit user data: watch a socket for readability once, forget it, collect what is
+ * ready without waiting. */
+static inline int ipd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int ipd_epoll_watch_readable(int set, int fd, uint64_t token) {
+    struct epoll_event event = { .events = EPOLLIN, .data.u64 = token };
+    return epoll_ctl(set, EPOLL_CTL_ADD, fd, &event);
+}
+static inline int ipd_epoll_forget(int set, int fd) { return epoll_ctl(set, EPOLL_CTL_DEL, fd, NULL); }
+static inline int ipd_epoll_ready_tokens(int set, uint64_t *tokens, int capacity) {
+    struct epoll_event events[64];
+    int ready = epoll_wait(set, events, capacity < 64 ? capacity : 64, 0);
+    for (int i = 0; i < ready; i++) tokens[i] = events[i].data.u64;
+    return ready;
+}
 
 #endif

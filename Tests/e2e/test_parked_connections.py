@@ -1,10 +1,12 @@
 """Kept-alive client connections left idle between requests: parked with no buffers held (the
-`ipdirect_client_connections_parked` gauge), served again when their next request comes, and closed at once
-when the daemon stops."""
+`ipdirect_client_connections_parked` gauge), served again when their next request comes, closed when their
+own idle timeout passes, and closed at once when the daemon stops."""
 
 import os
 import re
+import select
 import signal
+import time
 
 import pytest
 
@@ -16,6 +18,8 @@ from test_admin_metrics import value, wait_for
 IDLE_CONNECTIONS = 40
 # Requests each connection sends after it was parked.
 LATER_REQUESTS = 2
+# client_idle_timeout (seconds) of the instance whose parked connections time out.
+SHORT_IDLE_SECONDS = 2
 
 
 def get(client: RawConnection, url: str, authority: str) -> None:
@@ -77,3 +81,38 @@ def test_stopping_the_daemon_closes_parked_connections_at_once(own, idle_clients
     own.process.popen.wait(timeout=10)
     closed_idle = re.findall(r"event=draining closed_idle=(\d+)", own.process.stderr_text())
     assert sum(int(count) for count in closed_idle) == IDLE_CONNECTIONS
+
+
+def closed_by_proxy(client: RawConnection, within_seconds: float) -> bool:
+    """True when the proxy closes the connection within the time given, having sent nothing first."""
+    readable, _, _ = select.select([client.sock], [], [], within_seconds)
+    return bool(readable) and client.sock.recv(1) == b""
+
+
+def test_each_parked_connection_closes_at_its_own_idle_timeout(start_ipdirect, network):
+    own = start_ipdirect(ConfigAdditions(admin=True, proxy_keys={"client_idle_timeout": SHORT_IDLE_SECONDS}))
+    clients = [RawConnection(own.address) for _ in range(IDLE_CONNECTIONS)]
+    try:
+        for client in clients:
+            get(client, network.plain_url("/echo"), network.plain_authority())
+        wait_for(own, lambda s: value(s, "ipdirect_client_connections_parked") == IDLE_CONNECTIONS)
+        # Half of them speak again halfway through the window, which starts theirs over: parked again with
+        # later deadlines among the earlier ones still waiting.
+        time.sleep(SHORT_IDLE_SECONDS / 2)
+        spoke_again = clients[::2]
+        stayed_idle = clients[1::2]
+        for client in spoke_again:
+            get(client, network.plain_url("/echo"), network.plain_authority())
+        for client in stayed_idle:
+            assert closed_by_proxy(client, SHORT_IDLE_SECONDS), "a parked connection outlived its idle timeout"
+        counts = wait_for(own, lambda s: value(s, "ipdirect_client_connections_parked") == len(spoke_again))
+        assert value(counts, "ipdirect_client_connections_parked") == len(spoke_again)
+        for client in spoke_again:
+            assert not closed_by_proxy(client, 0), "a connection that spoke again was closed at the old deadline"
+        for client in spoke_again:
+            assert closed_by_proxy(client, SHORT_IDLE_SECONDS * 2), "a parked connection outlived its idle timeout"
+        closed = wait_for(own, lambda s: value(s, "ipdirect_client_connections_active") == 0)
+        assert value(closed, "ipdirect_client_connections_parked") == 0
+    finally:
+        for client in clients:
+            client.close()

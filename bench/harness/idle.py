@@ -51,14 +51,16 @@ def measure_idle(daemon, port, request_target, host, count, mode):
     complete_request = request_head(request_target, host) + b"\r\n"
     partial_request = request_head(request_target, host)
     deadline = time.monotonic() + MEASUREMENT_DEADLINE_SECONDS
-    # One request first, so one-off start-up allocations (first upstream connection, caches) are in the base.
-    with connect(port) as warm_up:
-        warm_up.sendall(complete_request)
-        _read_response(warm_up, deadline)
-    time.sleep(SETTLE_SECONDS)
-    base_kib = daemon.rss_kib()
+    # One kept-alive request first, its connection left open and idle through the settling time, so one-off
+    # allocations are in the base: the first upstream connection, caches, and whatever a server sets up the
+    # first time a client connection idles.
+    warm_up = connect(port)
     sockets = []
     try:
+        warm_up.sendall(complete_request)
+        _read_response(warm_up, deadline)
+        time.sleep(SETTLE_SECONDS)
+        base_kib = daemon.rss_kib()
         while len(sockets) < count and time.monotonic() < deadline:
             for _ in range(min(CONNECT_BATCH, count - len(sockets))):
                 connection = connect(port)
@@ -72,7 +74,7 @@ def measure_idle(daemon, port, request_target, host, count, mode):
         held = sum(1 for connection in sockets if is_open(connection))
         loaded_kib = daemon.rss_kib()
     finally:
-        for connection in sockets:
+        for connection in [warm_up] + sockets:
             connection.close()
     return IdleResult(mode, len(sockets), held, base_kib, loaded_kib)
 

@@ -12,8 +12,10 @@ public final class SessionRules: Sendable {
     /// watching the sockets directly costs more syscalls than it saves on so few bytes.
     public static let spliceMinimumBytes: UInt64 = 64 * 1024
     /// How long a kept-alive connection waits with nothing buffered before it gives up its buffers and is
-    /// parked: back-to-back requests never pay for parking, an idle client soon holds almost nothing.
-    public static let parkAfterMillis = 50
+    /// parked: back-to-back requests never pay for parking, an idle client soon holds almost nothing. Kept
+    /// short because every session still waiting to park during a burst of new clients raises the heap's
+    /// high-water mark, which stays resident after they park.
+    public static let parkAfterMillis = 5
 
     public let proxy: ProxySettings
     public let upstream: UpstreamSettings

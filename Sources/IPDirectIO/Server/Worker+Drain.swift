@@ -18,16 +18,13 @@ extension Worker {
         drainFinished = finished
         var closedIdle = 0
         for session in Array(sessions.values) where session.drain() { closedIdle += 1 }
-        for parked in Array(parkedClients.values) {
-            parked.drain()
-            closedIdle += 1
-        }
+        closedIdle += parkedClients.drain()
         Logger.info("worker=\(index) event=draining closed_idle=\(closedIdle) in_flight=\(sessions.count)")
         reportIfDrained()
     }
 
     func reportIfDrained() {
-        guard sessions.isEmpty, parkedClients.isEmpty, let finished = drainFinished else { return }
+        guard sessions.isEmpty, parkedClients.count == 0, let finished = drainFinished else { return }
         drainFinished = nil
         finished()
     }

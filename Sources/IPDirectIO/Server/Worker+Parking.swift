@@ -1,36 +1,43 @@
 import CEvent
+import Glibc
 import IPDirectCore
 
-/// Kept-alive client connections parked between requests (`ParkedClient`), and woken when their next
+/// Kept-alive client connections parked between requests (`ParkedClients`), and woken when their next
 /// bytes come.
 extension Worker {
     /// `session` gives up everything but its machine and socket.
     func park(_ session: ClientSession, idleMillis: Int) {
-        let parked = ParkedClient(session, fd: session.detachClient(), idleMillis: idleMillis)
+        // Idle between requests, so closing it loses nothing (RFC 9112 §9.6).
+        guard let parkedSession = session.machine.parked else { return session.close() }
+        let connection = ParkedClients.Connection(fd: session.detachClient(), id: session.id,
+                                                  peerAddress: session.peerAddress,
+                                                  configuration: session.configuration, session: parkedSession)
         sessions.removeValue(forKey: ObjectIdentifier(session))
-        parkedClients[ObjectIdentifier(parked)] = parked
+        guard parkedClients.park(connection, idleMillis: idleMillis) else {
+            Glibc.close(connection.fd)
+            connectionEnded()
+            if isDraining { reportIfDrained() }
+            return
+        }
         metrics.update { $0.connectionsParked += 1 }
     }
 
     /// Bytes or a FIN on a parked socket: a session again, with a new bufferevent.
-    func wake(_ parked: ParkedClient) {
-        guard let bev = bufferevent_socket_new(base.raw, parked.fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            return parked.close()
-        }
-        parked.handOver()
-        parkedClients.removeValue(forKey: ObjectIdentifier(parked))
+    func wake(_ connection: ParkedClients.Connection) {
         metrics.update { $0.connectionsParked -= 1 }
-        let session = ClientSession(worker: self, id: parked.id, client: bev, peerAddress: parked.peerAddress,
-                                    configuration: parked.configuration, machine: parked.machine)
+        guard let bev = bufferevent_socket_new(base.raw, connection.fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            Glibc.close(connection.fd)
+            return connectionEnded()
+        }
+        let session = ClientSession(worker: self, id: connection.id, client: bev, peerAddress: connection.peerAddress,
+                                    configuration: connection.configuration, machine: connection.machine)
         sessions[ObjectIdentifier(session)] = session
         session.resume()
     }
 
-    func parkedClientEnded(_ parked: ParkedClient) {
-        if parkedClients.removeValue(forKey: ObjectIdentifier(parked)) != nil {
-            metrics.update { $0.connectionsParked -= 1 }
-            connectionEnded()
-        }
+    func parkedClientEnded() {
+        metrics.update { $0.connectionsParked -= 1 }
+        connectionEnded()
         if isDraining { reportIfDrained() }
     }
 }

@@ -30,7 +30,7 @@ final class Worker {
     var listeners: [ConnectionAcceptor] = []
     var sessions: [ObjectIdentifier: ClientSession] = [:]
     /// Kept-alive connections waiting between requests with no session (Worker+Parking).
-    var parkedClients: [ObjectIdentifier: ParkedClient] = [:]
+    private(set) lazy var parkedClients = ParkedClients(worker: self)
     /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
     var isDraining = false
     var drainFinished: (() -> Void)?
@@ -92,7 +92,7 @@ final class Worker {
     func run() {
         base.dispatch()
         for session in Array(sessions.values) { session.close() }
-        for parked in Array(parkedClients.values) { parked.close() }
+        parkedClients.closeAll()
         pool.closeAll()
         pipes.closeIdle()
         accessLog.flush()

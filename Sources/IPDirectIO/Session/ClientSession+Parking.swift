@@ -2,7 +2,7 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// The session's timer event, and how a session hands a kept-alive connection over to a `ParkedClient`
+/// The session's timer event, and how a session hands a kept-alive connection over to `ParkedClients`
 /// and takes one back.
 extension ClientSession {
     private static let wakeupFired: event_callback_fn = { _, _, context in

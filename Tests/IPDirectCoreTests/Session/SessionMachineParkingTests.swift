@@ -21,9 +21,10 @@ import Testing
     }
 
     @Test func aShortIdleTimeoutIsNotOutlivedByTheWaitToPark() {
-        var script = SessionScript { $0.proxy.clientIdleTimeoutMs = 20 }
+        let shortIdle = Self.parkAfter / 2
+        var script = SessionScript { $0.proxy.clientIdleTimeoutMs = shortIdle }
         let actions = script.run(Self.answered)
-        #expect(actions[6].contains(.armTimer(millis: 20)))
+        #expect(actions[6].contains(.armTimer(millis: shortIdle)))
     }
 
     @Test func pipelinedBytesKeepTheConnectionFromParking() {
@@ -89,5 +90,58 @@ import Testing
         let actions = script.run(Self.parked + [.clientFIN])
         #expect(actions.last == [.cancelTimer, .flushClient])
         #expect(script.machine.phase == .flushing)
+    }
+}
+
+/// A parked machine kept in its reduced form behaves as the whole machine would.
+@Suite struct ParkedSessionTests {
+    static let parkAfter = SessionRules.parkAfterMillis
+
+    /// The script's machine parked, and a copy rebuilt from its reduced form under the same rules.
+    static func parkedPair(clientPermitted: Bool = true, requiresAuthentication: Bool = false) -> (SessionScript, SessionScript) {
+        var script = SessionScript(clientPermitted: clientPermitted, requiresAuthentication: requiresAuthentication)
+        _ = script.run(SessionMachineParkingTests.parked)
+        var rebuilt = script
+        rebuilt.machine = SessionMachine(rules: script.machine.rules, parked: script.machine.parked!)
+        return (script, rebuilt)
+    }
+
+    @Test(arguments: [
+        [SessionScript.Event.wait(millis: 1_000), .timer],
+        [.wait(millis: 60_000), .timer],
+        [.drain],
+        [.clientFIN],
+        [.readable, .requestBegan, .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")],
+        [.readable, .wait(millis: 10_001), .timer],
+    ])
+    func aRebuiltParkedMachineAnswersEveryEventAsTheWholeOneDoes(events: [SessionScript.Event]) {
+        var (whole, rebuilt) = Self.parkedPair()
+        #expect(rebuilt.run(events) == whole.run(events))
+        #expect(rebuilt.machine.phase == whole.machine.phase)
+    }
+
+    @Test func aRebuiltMachineStillKnowsItsClientMustLogIn() {
+        var (whole, rebuilt) = Self.parkedPair(requiresAuthentication: true)
+        let request: [SessionScript.Event] = [.readable, .requestBegan,
+                                              .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")]
+        let sent = { (actions: [[SessionAction]]) in
+            actions.flatMap { $0 }.compactMap { action -> [UInt8]? in
+                if case .sendToClient(let bytes) = action { return bytes }
+                return nil
+            }
+        }
+        let answer = sent(rebuilt.run(request))
+        #expect(answer == sent(whole.run(request)))
+        #expect(String(decoding: answer.first ?? [], as: UTF8.self).hasPrefix("HTTP/1.1 407 "))
+    }
+
+    @Test func onlyAParkedMachineHasAReducedForm() {
+        var script = SessionScript()
+        _ = script.run(SessionMachineParkingTests.answered)
+        #expect(script.machine.parked == nil)
+        _ = script.run([.wait(millis: Self.parkAfter), .timer])
+        #expect(script.machine.parked != nil)
+        _ = script.run([.drain])
+        #expect(script.machine.parked == nil)
     }
 }

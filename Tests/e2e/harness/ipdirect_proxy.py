@@ -45,8 +45,8 @@ SETTINGS = ProxySettings()
 class ConfigAdditions:
     """What one test adds to the shared configuration. TOML lets a table be opened only once, so keys for
     the existing [proxy], [resolver], [access] and [tls] tables are given as values and written inside them
-    (a resolver or access key replaces the default of the same name, e.g. `order`, or
-    `allow_private_upstreams = false`); whole new tables (`[upstream]`,
+    (a proxy, resolver or access key replaces the default of the same name, e.g. `client_idle_timeout`,
+    `order`, or `allow_private_upstreams = false`); whole new tables (`[upstream]`,
     `[[tls.pin]]`, `[[resolver.httpdns]]` from resolver_config.httpdns_sections) go in `sections`, written
     after everything else. `environment` is added to ipdirect's environment (for `secret_env` and the like).
     The admin listener is off unless `admin` is set: then it listens on a free loopback port
@@ -84,17 +84,11 @@ def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
     # The origins are on loopback, which is not a public address.
     access = {"connect_ports": network.connect_ports, "allow_private_upstreams": True, **additions.access_keys}
     admin = "" if additions.default_admin else f"[admin]\nlisten = {_toml(admin_listen or [])}\n"
+    proxy = {"listen": listen, **{key: getattr(settings, key) for key in ProxySettings.__dataclass_fields__},
+             "access_log": "-", **additions.proxy_keys}
     return f"""# Written by the end-to-end tests for one test run.
 [proxy]
-listen = {_toml(listen)}
-connect_timeout = {settings.connect_timeout}
-header_timeout = {settings.header_timeout}
-client_idle_timeout = {settings.client_idle_timeout}
-tunnel_idle_timeout = {settings.tunnel_idle_timeout}
-max_connections = {settings.max_connections}
-max_header_bytes = {settings.max_header_bytes}
-access_log = "-"
-{_keys(additions.proxy_keys)}
+{_keys(proxy)}
 [resolver]
 {_keys(resolver)}
 [hosts]

@@ -1,0 +1,28 @@
+/// A parked connection's machine reduced to what tells one parked machine from another; the rest follows
+/// from being parked (between requests, nothing shut or closing, the daemon not stopping) or comes with the
+/// settings the connection keeps anyway (its rules). Every idle client holds one, so its size is the
+/// idle-connection cost.
+public struct ParkedSession: Sendable {
+    let deadline: SessionDeadline
+    let clientPermitted: Bool
+    let requiresAuthentication: Bool
+    let protocolChosen: Bool
+}
+
+extension SessionMachine {
+    /// This machine as a parked connection keeps it; nil unless it is parked.
+    public var parked: ParkedSession? {
+        guard state == .parked, !clientReadClosed, !clientWriteShut, !clientAskedToClose, !draining else { return nil }
+        return ParkedSession(deadline: deadline, clientPermitted: clientPermitted,
+                             requiresAuthentication: requiresAuthentication, protocolChosen: protocolChosen)
+    }
+
+    /// The parked machine again, under the rules its connection was accepted with.
+    public init(rules: SessionRules, parked: ParkedSession) {
+        self.init(rules: rules, clientPermitted: parked.clientPermitted,
+                  requiresAuthentication: parked.requiresAuthentication)
+        state = .parked
+        deadline = parked.deadline
+        protocolChosen = parked.protocolChosen
+    }
+}

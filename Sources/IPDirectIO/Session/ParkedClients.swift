@@ -1,0 +1,164 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One loop's kept-alive client connections waiting between requests with no session. Each keeps its
+/// socket, a slot in a `ParkingLot` (its machine, settings and identity) and an entry in this loop's own
+/// epoll set, and nothing else: one libevent event watches the whole set, one timer stands for every idle
+/// deadline. A socket that becomes readable is handed back to the worker to become a session again.
+final class ParkedClients {
+    /// What a parked connection keeps of its session.
+    struct Connection {
+        let fd: Int32
+        let id: UInt64
+        let peerAddress: SocketAddress?
+        let configuration: ConnectionSettings
+        var session: ParkedSession
+
+        var machine: SessionMachine { SessionMachine(rules: configuration.rules, parked: session) }
+
+        /// Runs an event on the whole machine; what is still parked afterwards is kept reduced again.
+        mutating func withMachine(_ event: (inout SessionMachine) -> [SessionAction]) -> [SessionAction] {
+            var machine = self.machine
+            let actions = event(&machine)
+            if let parked = machine.parked { session = parked }
+            return actions
+        }
+    }
+
+    typealias Ticket = ParkingLot<Connection>.Ticket
+
+    /// Ready sockets taken from the set per callback; the set stays readable for the rest, which the next
+    /// turn of the loop takes.
+    static let readyBatch = 64
+
+    unowned let worker: Worker
+    /// Held so the loop outlives the two events made on it, whatever order the worker's members go in.
+    private let base: EventBase
+    private var lot = ParkingLot<Connection>()
+    /// -1 when the kernel gave no epoll set: then nothing parks and idle connections close instead.
+    private let epollSet: Int32
+    private var readiness: OpaquePointer?
+    private var timer: OpaquePointer!
+    /// The deadline the timer is armed for; it may have left the lot since, and then the timer finds nothing.
+    private var timerDeadline: Int64?
+    private let readyTokens = UnsafeMutablePointer<UInt64>.allocate(capacity: ParkedClients.readyBatch)
+
+    private static let becameReadable: event_callback_fn = { _, _, context in
+        Unmanaged<ParkedClients>.fromOpaque(context!).takeUnretainedValue().socketsBecameReadable()
+    }
+
+    private static let timerFired: event_callback_fn = { _, _, context in
+        Unmanaged<ParkedClients>.fromOpaque(context!).takeUnretainedValue().deadlinesPassed()
+    }
+
+    init(worker: Worker) {
+        self.worker = worker
+        base = worker.base
+        epollSet = ipd_epoll_create()
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        timer = event_new(base.raw, -1, 0, ParkedClients.timerFired, context)
+        if epollSet >= 0 {
+            readiness = event_new(base.raw, epollSet, Int16(EV_READ | EV_PERSIST), ParkedClients.becameReadable, context)
+            event_add(readiness, nil)
+        } else {
+            Logger.warning("worker=\(worker.index) event=parking_unavailable reason=\"\(String(cString: strerror(errno)))\"")
+        }
+    }
+
+    deinit {
+        if let readiness { event_free(readiness) }
+        event_free(timer)
+        if epollSet >= 0 { Glibc.close(epollSet) }
+        readyTokens.deallocate()
+    }
+
+    var count: Int { lot.count }
+
+    /// Watches `connection` for its next bytes for up to `idleMillis`; false when it cannot be watched
+    /// (the caller closes it).
+    func park(_ connection: Connection, idleMillis: Int) -> Bool {
+        guard readiness != nil else { return false }
+        let now = MonotonicClock.nowMicros()
+        let ticket = lot.park(connection, until: now + Int64(idleMillis) * 1000)
+        guard ipd_epoll_watch_readable(epollSet, connection.fd, ticket.packed) == 0 else {
+            _ = lot.take(ticket)
+            return false
+        }
+        armTimer(now: now)
+        return true
+    }
+
+    /// The daemon is stopping: a parked connection is idle, so it closes now. Returns how many closed.
+    func drain() -> Int {
+        let tickets = lot.tickets
+        for ticket in tickets {
+            let actions = lot.update(ticket) { $0.withMachine { $0.drainRequested(BufferLevels()) } } ?? []
+            perform(actions, for: ticket, now: MonotonicClock.nowMicros())
+        }
+        armTimer(now: MonotonicClock.nowMicros())
+        return tickets.count
+    }
+
+    /// The loop is ending: every parked socket closes.
+    func closeAll() {
+        for ticket in lot.tickets { close(ticket) }
+    }
+
+    // MARK: - Events
+
+    private func socketsBecameReadable() {
+        let ready = Int(ipd_epoll_ready_tokens(epollSet, readyTokens, Int32(ParkedClients.readyBatch)))
+        for index in 0..<max(ready, 0) {
+            // A connection closed earlier in this batch (its deadline) leaves a stale ticket behind.
+            guard let connection = lot.take(Ticket(packed: readyTokens[index])) else { continue }
+            ipd_epoll_forget(epollSet, connection.fd)
+            worker.wake(connection)
+        }
+    }
+
+    private func deadlinesPassed() {
+        timerDeadline = nil
+        let now = MonotonicClock.nowMicros()
+        while let ticket = lot.firstExpired(now: now) {
+            let actions = lot.update(ticket) { $0.withMachine { $0.deadlinePassed(BufferLevels(), now: now) } } ?? []
+            perform(actions, for: ticket, now: now)
+            // A machine that neither waits longer nor closes would hold this loop here: it has no deadline
+            // left, and an idle connection without one closes.
+            if lot.firstExpired(now: now) == ticket { close(ticket) }
+        }
+        armTimer(now: now)
+    }
+
+    /// A parked machine asks only to wait longer, to note a timeout, or to close.
+    private func perform(_ actions: [SessionAction], for ticket: Ticket, now: Int64) {
+        for action in actions {
+            switch action {
+            case .armTimer(let millis): lot.reschedule(ticket, until: now + Int64(max(millis, 1)) * 1000)
+            case .reportTimeout(let reason):
+                guard let connection = lot[ticket] else { continue }
+                Logger.debug("session=\(connection.id) client=\(connection.peerAddress?.description ?? "-") "
+                             + "state=\(SessionPhase.parked) event=\(reason)")
+            case .close: close(ticket)
+            default: break
+            }
+        }
+    }
+
+    /// Closing the socket also takes it out of the epoll set: nothing else holds it open.
+    private func close(_ ticket: Ticket) {
+        guard let connection = lot.take(ticket) else { return }
+        Glibc.close(connection.fd)
+        worker.parkedClientEnded()
+    }
+
+    /// Arms the timer for the earliest deadline unless it already fires by then; one that fires early
+    /// finds nothing expired and is armed again.
+    private func armTimer(now: Int64) {
+        guard let earliest = lot.earliestDeadline else { return }
+        if let armed = timerDeadline, armed <= earliest { return }
+        timerDeadline = earliest
+        var delay = timeval(millis: Int((max(earliest - now, 0) + 999) / 1000))
+        event_add(timer, &delay)
+    }
+}
