@@ -36,9 +36,12 @@ final class ParkedClients {
     /// Held so the loop outlives the two events made on it, whatever order the worker's members go in.
     private let base: EventBase
     private var lot = ParkingLot<Connection>()
-    /// -1 when the kernel gave no epoll set: then nothing parks and idle connections close instead.
-    private let epollSet: Int32
+    /// Made when the first connection parks, and tried again on the next one after a failure (at the
+    /// descriptor limit, say): until it exists, idle connections close instead of parking.
+    private var epollSet: Int32 = -1
     private var readiness: OpaquePointer?
+    /// The last attempt to make the set failed and said so; the next failure stays quiet.
+    private var reportedUnavailable = false
     private var timer: OpaquePointer!
     /// The deadline the timer is armed for; it may have left the lot since, and then the timer finds nothing.
     private var timerDeadline: Int64?
@@ -55,15 +58,7 @@ final class ParkedClients {
     init(worker: Worker) {
         self.worker = worker
         base = worker.base
-        epollSet = ipd_epoll_create()
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        timer = event_new(base.raw, -1, 0, ParkedClients.timerFired, context)
-        if epollSet >= 0 {
-            readiness = event_new(base.raw, epollSet, Int16(EV_READ | EV_PERSIST), ParkedClients.becameReadable, context)
-            event_add(readiness, nil)
-        } else {
-            Logger.warning("worker=\(worker.index) event=parking_unavailable reason=\"\(String(cString: strerror(errno)))\"")
-        }
+        timer = event_new(base.raw, -1, 0, ParkedClients.timerFired, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -78,7 +73,7 @@ final class ParkedClients {
     /// Watches `connection` for its next bytes for up to `idleMillis`; false when it cannot be watched
     /// (the caller closes it).
     func park(_ connection: Connection, idleMillis: Int) -> Bool {
-        guard readiness != nil else { return false }
+        guard watchesSet() else { return false }
         let now = MonotonicClock.nowMicros()
         let ticket = lot.park(connection, until: now + Int64(idleMillis) * 1000)
         guard ipd_epoll_watch_readable(epollSet, connection.fd, ticket.packed) == 0 else {
@@ -110,11 +105,38 @@ final class ParkedClients {
     private func socketsBecameReadable() {
         let ready = Int(ipd_epoll_ready_tokens(epollSet, readyTokens, Int32(ParkedClients.readyBatch)))
         for index in 0..<max(ready, 0) {
-            // A connection closed earlier in this batch (its deadline) leaves a stale ticket behind.
             guard let connection = lot.take(Ticket(packed: readyTokens[index])) else { continue }
-            ipd_epoll_forget(epollSet, connection.fd)
+            guard ipd_epoll_forget(epollSet, connection.fd) == 0 else {
+                // Left in the set, the socket would keep the set readable under its new session's feet.
+                Logger.warning("session=\(connection.id) event=parked_wake_failed reason=\"\(String(cString: strerror(errno)))\"")
+                Glibc.close(connection.fd)
+                worker.parkedClientEnded()
+                continue
+            }
             worker.wake(connection)
         }
+    }
+
+    /// Makes the epoll set and the event watching it, unless they exist; false when they cannot be made.
+    private func watchesSet() -> Bool {
+        if readiness != nil { return true }
+        let set = ipd_epoll_create()
+        let event = set < 0 ? nil : event_new(base.raw, set, Int16(EV_READ | EV_PERSIST), ParkedClients.becameReadable,
+                                               Unmanaged.passUnretained(self).toOpaque())
+        guard let event else {
+            if !reportedUnavailable {
+                Logger.warning("worker=\(worker.index) event=parking_unavailable reason=\"\(String(cString: strerror(errno)))\" "
+                               + "effect=\"idle kept-alive connections close\"")
+                reportedUnavailable = true
+            }
+            if set >= 0 { Glibc.close(set) }
+            return false
+        }
+        event_add(event, nil)
+        epollSet = set
+        readiness = event
+        reportedUnavailable = false
+        return true
     }
 
     private func deadlinesPassed() {

@@ -106,6 +106,36 @@ import Testing
         #expect(order == ["c", "b", "a"])
     }
 
+    @Test func anyMixOfArrivalsDeparturesAndNewDeadlinesExpiresInDeadlineOrder() {
+        var lot = ParkingLot<Int>()
+        var generator = SplitMix64(seed: 7)
+        // The model: what is parked, by ticket, with its deadline and value.
+        var model: [ParkingLot<Int>.Ticket: (deadline: Int64, value: Int)] = [:]
+        for step in 0..<2_000 {
+            let deadline = Int64(generator.next() % 100_000)
+            switch generator.next() % 4 {
+            case 0, 1:
+                model[lot.park(step, until: deadline)] = (deadline, step)
+            case 2:
+                guard let ticket = model.keys.randomElement(using: &generator) else { continue }
+                #expect(lot.take(ticket) == model.removeValue(forKey: ticket)?.value)
+            default:
+                guard let ticket = model.keys.randomElement(using: &generator) else { continue }
+                let moved = lot.reschedule(ticket, until: deadline)
+                #expect(moved)
+                model[ticket]?.deadline = deadline
+            }
+            #expect(lot.earliestDeadline == model.values.map(\.deadline).min())
+        }
+        var expired: [Int64] = []
+        while let ticket = lot.firstExpired(now: Int64.max) {
+            expired.append(model[ticket]!.deadline)
+            #expect(lot.take(ticket) == model.removeValue(forKey: ticket)?.value)
+        }
+        #expect(model.isEmpty)
+        #expect(expired == expired.sorted())
+    }
+
     @Test func updateChangesTheParkedValueInPlace() {
         var lot = ParkingLot<[Int]>()
         let ticket = lot.park([1], until: 0)

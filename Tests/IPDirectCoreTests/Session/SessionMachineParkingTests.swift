@@ -113,6 +113,8 @@ import Testing
         [.clientFIN],
         [.readable, .requestBegan, .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")],
         [.readable, .wait(millis: 10_001), .timer],
+        // A SOCKS version byte after an HTTP request is not a SOCKS client: the connection chose HTTP.
+        [.readable, .socksVersion(5)],
     ])
     func aRebuiltParkedMachineAnswersEveryEventAsTheWholeOneDoes(events: [SessionScript.Event]) {
         var (whole, rebuilt) = Self.parkedPair()
@@ -120,19 +122,34 @@ import Testing
         #expect(rebuilt.machine.phase == whole.machine.phase)
     }
 
+    static let request: [SessionScript.Event] = [.readable, .requestBegan,
+                                                 .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")]
+
+    /// The bytes the machine sends its client, in order.
+    static func sent(_ actions: [[SessionAction]]) -> [UInt8] {
+        actions.flatMap { $0 }.flatMap { action -> [UInt8] in
+            if case .sendToClient(let bytes) = action { return bytes }
+            return []
+        }
+    }
+
     @Test func aRebuiltMachineStillKnowsItsClientMustLogIn() {
         var (whole, rebuilt) = Self.parkedPair(requiresAuthentication: true)
-        let request: [SessionScript.Event] = [.readable, .requestBegan,
-                                              .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")]
-        let sent = { (actions: [[SessionAction]]) in
-            actions.flatMap { $0 }.compactMap { action -> [UInt8]? in
-                if case .sendToClient(let bytes) = action { return bytes }
-                return nil
-            }
-        }
-        let answer = sent(rebuilt.run(request))
-        #expect(answer == sent(whole.run(request)))
-        #expect(String(decoding: answer.first ?? [], as: UTF8.self).hasPrefix("HTTP/1.1 407 "))
+        let answer = Self.sent(rebuilt.run(Self.request))
+        #expect(answer == Self.sent(whole.run(Self.request)))
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 407 "))
+    }
+
+    @Test func aRebuiltMachineStillRefusesAClientOutsideTheList() {
+        var whole = SessionScript(clientPermitted: false)
+        // No answer leaves such a client parked today (its refusal closes the connection); parked by hand so
+        // that the reduced form is shown to carry the refusal all the same.
+        whole.machine.state = .parked
+        var rebuilt = whole
+        rebuilt.machine = SessionMachine(rules: whole.machine.rules, parked: whole.machine.parked!)
+        let answer = Self.sent(rebuilt.run(Self.request))
+        #expect(answer == Self.sent(whole.run(Self.request)))
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 403 "))
     }
 
     @Test func onlyAParkedMachineHasAReducedForm() {
