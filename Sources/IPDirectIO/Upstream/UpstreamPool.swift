@@ -20,8 +20,11 @@ final class UpstreamPool {
     /// addresses the plan no longer keeps (gone from the answer, quarantined, far slower than the best)
     /// are closed: they get no new requests.
     func checkout(key: String, plan: AddressPlan) -> UpstreamConnection? {
-        guard var list = idle[key] else { return nil }
-        list.removeAll { connection in
+        // The list is changed where it lies (through its index), so taking from it copies nothing and the
+        // key is hashed once.
+        guard let slot = idle.index(forKey: key) else { return nil }
+        defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
+        idle.values[slot].removeAll { connection in
             guard plan.keepsIdle.contains(connection.address) else {
                 connection.parkedIn = nil
                 connection.close()
@@ -29,10 +32,9 @@ final class UpstreamPool {
             }
             return false
         }
-        defer { idle[key] = list.isEmpty ? nil : list }
         for address in plan.reusable {
-            while let index = list.lastIndex(where: { $0.address == address }) {
-                let connection = list.remove(at: index)
+            while let index = idle.values[slot].lastIndex(where: { $0.address == address }) {
+                let connection = idle.values[slot].remove(at: index)
                 connection.parkedIn = nil
                 if connection.looksReusable {
                     // Reading stays enabled; the new owner replaces the callbacks and the timeout.
@@ -46,10 +48,10 @@ final class UpstreamPool {
 
     /// Takes the most recently parked live connection for `key` whose address passes `usable`.
     func checkout(key: String, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
-        guard var list = idle[key] else { return nil }
-        defer { idle[key] = list.isEmpty ? nil : list }
-        while let index = list.lastIndex(where: { usable($0.address) }) {
-            let connection = list.remove(at: index)
+        guard let slot = idle.index(forKey: key) else { return nil }
+        defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
+        while let index = idle.values[slot].lastIndex(where: { usable($0.address) }) {
+            let connection = idle.values[slot].remove(at: index)
             connection.parkedIn = nil
             if connection.looksReusable { return connection }
             connection.close()
@@ -64,10 +66,6 @@ final class UpstreamPool {
             connection.close()
             return
         }
-        var list = idle[connection.key] ?? []
-        if list.count >= maxIdlePerKey {
-            list.removeFirst().close()
-        }
         connection.reused = true
         connection.parkedIn = self
         let context = Unmanaged.passUnretained(connection).toOpaque()
@@ -75,15 +73,22 @@ final class UpstreamPool {
         var timeout = timeval(millis: idleTimeoutMillis)
         bufferevent_set_timeouts(connection.bev, &timeout, nil)
         bufferevent_enable(connection.bev, Int16(EV_READ))
-        list.append(connection)
-        idle[connection.key] = list
+        guard let slot = idle.index(forKey: connection.key) else {
+            idle[connection.key] = [connection]
+            return
+        }
+        if idle.values[slot].count >= maxIdlePerKey {
+            idle.values[slot].removeFirst().close()
+        }
+        idle.values[slot].append(connection)
     }
 
     /// Server sent bytes, closed, failed or the idle timeout fired: the connection is no longer usable.
     func drop(_ connection: UpstreamConnection) {
-        guard var list = idle[connection.key], let index = list.firstIndex(where: { $0 === connection }) else { return }
-        list.remove(at: index)
-        idle[connection.key] = list.isEmpty ? nil : list
+        guard let slot = idle.index(forKey: connection.key),
+              let index = idle.values[slot].firstIndex(where: { $0 === connection }) else { return }
+        idle.values[slot].remove(at: index)
+        if idle.values[slot].isEmpty { idle.remove(at: slot) }
         connection.close()
     }
 
