@@ -15,10 +15,10 @@ public struct AuthCounters: Sendable, Equatable {
     }
 
     func render(_ page: inout PrometheusText, prefix p: String) {
-        page.family(p + "auth_verifications_total", .counter, help: "Passwords checked with crypt(3) against auth_file.")
-        page.sample(p + "auth_verifications_total", verifications)
-        page.family(p + "auth_cache_hits_total", .counter, help: "Logins accepted from the cache of verified credentials.")
-        page.sample(p + "auth_cache_hits_total", cacheHits)
+        page.single(p + "auth_verifications_total", .counter,
+                    help: "Passwords checked with crypt(3) against auth_file.", verifications)
+        page.single(p + "auth_cache_hits_total", .counter,
+                    help: "Logins accepted from the cache of verified credentials.", cacheHits)
         page.family(p + "auth_failures_total", .counter, help: "Logins refused, by reason.")
         for reason in AuthFailureReason.allCases {
             page.sample(p + "auth_failures_total", labels: [("reason", reason.rawValue)], failures[reason] ?? 0)

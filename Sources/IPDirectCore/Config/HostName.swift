@@ -10,11 +10,6 @@ public enum HostName {
     /// and nothing else, because DNS names compare without regard to ASCII case only (RFC 4343 §3), and
     /// one trailing dot dropped. The one normaliser for the config, the resolver, its cache, DNS
     /// messages and TLS, so a name is the same key everywhere.
-    /// `host:port`, an IPv6 address in brackets (RFC 3986 §3.2.2), as logs, errors and request lines write it.
-    public static func withPort(_ host: String, _ port: UInt16) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
-
     public static func normalized(_ name: String) -> String {
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
@@ -22,6 +17,11 @@ public enum HostName {
             bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `host:port`, an IPv6 address in brackets (RFC 3986 §3.2.2), as logs, errors and request lines write it.
+    public static func withPort(_ host: String, _ port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// The lower-case form without a trailing dot, or why `text` is not a host name.

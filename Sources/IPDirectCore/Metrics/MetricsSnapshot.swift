@@ -36,31 +36,30 @@ public struct MetricsSnapshot: Sendable, Equatable {
             page.sample(p + "requests_total", labels: [("method", key.method), ("status", String(key.status))],
                         traffic.requests[key] ?? 0)
         }
-        page.family(p + "client_connections_total", .counter, help: "Client connections accepted.")
-        page.sample(p + "client_connections_total", traffic.connectionsAccepted)
-        page.family(p + "client_connections_active", .gauge, help: "Client connections open now.")
-        page.sample(p + "client_connections_active", traffic.connectionsActive)
-        page.family(p + "client_connections_parked", .gauge,
-                    help: "Kept-alive client connections waiting between requests with no buffers held.")
-        page.sample(p + "client_connections_parked", traffic.connectionsParked)
-        page.family(p + "tunnels_total", .counter, help: "CONNECT tunnels and upgraded connections opened.")
-        page.sample(p + "tunnels_total", traffic.tunnelsOpened)
-        page.family(p + "tunnels_active", .gauge, help: "CONNECT tunnels and upgraded connections relaying now.")
-        page.sample(p + "tunnels_active", traffic.tunnelsActive)
-        page.family(p + "client_received_bytes_total", .counter,
-                    help: "Bytes received from clients, heads included, counted when each request or tunnel ends.")
-        page.sample(p + "client_received_bytes_total", traffic.bytesFromClients)
-        page.family(p + "client_sent_bytes_total", .counter,
-                    help: "Bytes sent to clients, heads included, counted when each request or tunnel ends.")
-        page.sample(p + "client_sent_bytes_total", traffic.bytesToClients)
-        page.family(p + "spliced_bytes_total", .counter,
-                    help: "Tunnel and body bytes moved in the kernel through a pipe (splice).")
-        page.sample(p + "spliced_bytes_total", traffic.splicedBytes)
-        page.family(p + "pipes_open", .gauge, help: "Pipe pairs open now, in use or kept for reuse (max_pipes).")
-        page.sample(p + "pipes_open", traffic.pipesOpen)
-        page.family(p + "pipe_shortages_total", .counter,
-                    help: "Times bytes in flight found every pipe busy and went through a user-space buffer.")
-        page.sample(p + "pipe_shortages_total", traffic.pipeShortages)
+        page.single(p + "client_connections_total", .counter,
+                    help: "Client connections accepted.", traffic.connectionsAccepted)
+        page.single(p + "client_connections_active", .gauge,
+                    help: "Client connections open now.", traffic.connectionsActive)
+        page.single(p + "client_connections_parked", .gauge,
+                    help: "Kept-alive client connections waiting between requests with no buffers held.",
+                    traffic.connectionsParked)
+        page.single(p + "tunnels_total", .counter,
+                    help: "CONNECT tunnels and upgraded connections opened.", traffic.tunnelsOpened)
+        page.single(p + "tunnels_active", .gauge,
+                    help: "CONNECT tunnels and upgraded connections relaying now.", traffic.tunnelsActive)
+        page.single(p + "client_received_bytes_total", .counter,
+                    help: "Bytes received from clients, heads included, counted when each request or tunnel ends.",
+                    traffic.bytesFromClients)
+        page.single(p + "client_sent_bytes_total", .counter,
+                    help: "Bytes sent to clients, heads included, counted when each request or tunnel ends.",
+                    traffic.bytesToClients)
+        page.single(p + "spliced_bytes_total", .counter,
+                    help: "Tunnel and body bytes moved in the kernel through a pipe (splice).", traffic.splicedBytes)
+        page.single(p + "pipes_open", .gauge,
+                    help: "Pipe pairs open now, in use or kept for reuse (max_pipes).", traffic.pipesOpen)
+        page.single(p + "pipe_shortages_total", .counter,
+                    help: "Times bytes in flight found every pipe busy and went through a user-space buffer.",
+                    traffic.pipeShortages)
 
         labelledCounter(&page, p + "upstream_connect_failures_total", label: "reason", traffic.connectFailures,
                         help: "Upstream connections that failed before TLS, by Proxy-Status error type.")
@@ -76,9 +75,9 @@ public struct MetricsSnapshot: Sendable, Equatable {
                 page.sample(p + "resolver_queries_total", labels: [("source", source), ("outcome", outcome.rawValue)], count)
             }
         }
-        page.family(p + "resolver_system_disagreements_total", .counter,
-                    help: "Names whose system DNS answer shared no address with HTTPDNS's (compare_system).")
-        page.sample(p + "resolver_system_disagreements_total", sources.systemDisagreements)
+        page.single(p + "resolver_system_disagreements_total", .counter,
+                    help: "Names whose system DNS answer shared no address with HTTPDNS's (compare_system).",
+                    sources.systemDisagreements)
         let cacheCounters: [(String, UInt64, String)] = [
             ("hits", cache.hits, "Cache lookups answered within the TTL, negative answers included."),
             ("misses", cache.misses, "Cache lookups that found nothing usable."),
@@ -90,8 +89,8 @@ public struct MetricsSnapshot: Sendable, Equatable {
             page.family(p + "resolver_cache_\(what)_total", .counter, help: help)
             page.sample(p + "resolver_cache_\(what)_total", value)
         }
-        page.family(p + "resolver_cache_entries", .gauge, help: "Answers cached now, one per name and address family.")
-        page.sample(p + "resolver_cache_entries", Int64(cacheEntries))
+        page.single(p + "resolver_cache_entries", .gauge,
+                    help: "Answers cached now, one per name and address family.", Int64(cacheEntries))
 
         let histograms: [(String, LatencyHistogram, String)] = [
             ("resolve_duration_seconds", traffic.resolveDuration, "Time to resolve an upstream host, per request that resolved one."),

@@ -19,6 +19,17 @@ public struct PrometheusText: Sendable {
         text += "# HELP \(name) \(Self.escapedHelp(help))\n# TYPE \(name) \(type)\n"
     }
 
+    /// A family of one unlabelled sample.
+    public mutating func single(_ name: String, _ type: MetricType, help: String, _ value: UInt64) {
+        family(name, type, help: help)
+        sample(name, value)
+    }
+
+    public mutating func single(_ name: String, _ type: MetricType, help: String, _ value: Int64) {
+        family(name, type, help: help)
+        sample(name, value)
+    }
+
     public mutating func sample(_ name: String, labels: [(String, String)] = [], _ value: UInt64) {
         line(name, labels, String(value))
     }

@@ -34,8 +34,8 @@ public struct UpstreamSelectionCounters: Sendable, Equatable {
         for position in 1...Self.lastPositionLabel {
             page.sample(p + "upstream_race_wins_total", labels: [("position", positionLabel(position))], raceWins[position] ?? 0)
         }
-        page.family(p + "upstream_quarantined_addresses", .gauge, help: "Upstream addresses skipped now after a failure.")
-        page.sample(p + "upstream_quarantined_addresses", Int64(quarantined))
+        page.single(p + "upstream_quarantined_addresses", .gauge,
+                    help: "Upstream addresses skipped now after a failure.", Int64(quarantined))
         page.family(p + "upstream_probes_total", .counter, help: "Background TCP probes of upstream addresses, by result.")
         page.sample(p + "upstream_probes_total", labels: [("outcome", "down")], probesDown)
         page.sample(p + "upstream_probes_total", labels: [("outcome", "up")], probesUp)

@@ -22,6 +22,7 @@ final class ListeningSocket {
             Glibc.close(fd)
             throw StartupError("cannot listen on \(address): \(reason)")
         }
+        ListeningSocket.passNoDelayToAccepted(fd)
         self.fd = fd
         self.address = address
     }
@@ -60,8 +61,16 @@ final class ListeningSocket {
 
     /// Takes over a socket that is already bound and listening.
     init(adopting fd: Int32, address: SocketAddress) {
+        ListeningSocket.passNoDelayToAccepted(fd)
         self.fd = fd
         self.address = address
+    }
+
+    /// Accepted sockets inherit TCP_NODELAY from the listening one (Linux copies it), which saves a
+    /// setsockopt per connection.
+    private static func passNoDelayToAccepted(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Closes the socket, so new connections to its address are refused; idempotent. Only once no

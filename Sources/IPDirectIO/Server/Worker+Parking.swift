@@ -15,9 +15,7 @@ extension Worker {
         sessions.removeValue(forKey: ObjectIdentifier(session))
         guard parkedClients.park(connection, idleMillis: idleMillis) else {
             Glibc.close(connection.fd)
-            connectionEnded()
-            if isDraining { reportIfDrained() }
-            return
+            return connectionEnded()
         }
         metrics.update { $0.connectionsParked += 1 }
     }
@@ -38,6 +36,5 @@ extension Worker {
     func parkedClientEnded() {
         metrics.update { $0.connectionsParked -= 1 }
         connectionEnded()
-        if isDraining { reportIfDrained() }
     }
 }

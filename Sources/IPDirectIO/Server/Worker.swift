@@ -65,10 +65,6 @@ final class Worker {
             resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
             credentials: Worker.credentials(config, service: credentialService, mailbox: mailbox))
         for socket in sockets {
-            // Accepted sockets inherit TCP_NODELAY from the listening one (Linux copies it), which saves a
-            // setsockopt per connection; setting it again from each worker is harmless.
-            var one: Int32 = 1
-            setsockopt(socket.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             guard let listener = ConnectionAcceptor(
                 base: base, listenFD: socket.fd,
                 accepted: { [unowned self] fd, address in accept(fd: fd, address: address) },
@@ -143,12 +139,12 @@ final class Worker {
 
     func sessionEnded(_ session: ClientSession) {
         if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil { connectionEnded() }
-        if isDraining { reportIfDrained() }
     }
 
-    /// One client connection fewer, whether it ended as a session or parked.
+    /// One client connection fewer, whether it ended as a session or parked; while draining, perhaps the last.
     func connectionEnded() {
         metrics.update { $0.connectionsActive -= 1 }
         gate.leave()
+        if isDraining { reportIfDrained() }
     }
 }

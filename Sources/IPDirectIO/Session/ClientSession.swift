@@ -15,8 +15,8 @@ final class ClientSession {
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings
-    /// `configuration.rules.proxy.maxHeaderBytes`, read on every head. Kept alone rather than the whole
-    /// settings struct: every byte of a session is held by each parked connection too.
+    /// `configuration.rules.proxy.maxHeaderBytes`, read on every head: kept at hand rather than read through
+    /// two references and a copy of the settings struct each time.
     let maxHeaderBytes: Int
     let id: UInt64
     let client: OpaquePointer

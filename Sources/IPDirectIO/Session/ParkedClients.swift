@@ -87,11 +87,12 @@ final class ParkedClients {
     /// The daemon is stopping: a parked connection is idle, so it closes now. Returns how many closed.
     func drain() -> Int {
         let tickets = lot.tickets
+        let now = MonotonicClock.nowMicros()
         for ticket in tickets {
             let actions = lot.update(ticket) { $0.withMachine { $0.drainRequested(BufferLevels()) } } ?? []
-            perform(actions, for: ticket, now: MonotonicClock.nowMicros())
+            perform(actions, for: ticket, now: now)
         }
-        armTimer(now: MonotonicClock.nowMicros())
+        armTimer(now: now)
         return tickets.count
     }
 
@@ -109,8 +110,7 @@ final class ParkedClients {
             guard ipd_epoll_forget(epollSet, connection.fd) == 0 else {
                 // Left in the set, the socket would keep the set readable under its new session's feet.
                 Logger.warning("session=\(connection.id) event=parked_wake_failed reason=\"\(String(cString: strerror(errno)))\"")
-                Glibc.close(connection.fd)
-                worker.parkedClientEnded()
+                closeSocket(of: connection)
                 continue
             }
             worker.wake(connection)
@@ -167,9 +167,13 @@ final class ParkedClients {
         }
     }
 
-    /// Closing the socket also takes it out of the epoll set: nothing else holds it open.
     private func close(_ ticket: Ticket) {
         guard let connection = lot.take(ticket) else { return }
+        closeSocket(of: connection)
+    }
+
+    /// Closing the socket also takes it out of the epoll set: nothing else holds it open.
+    private func closeSocket(of connection: Connection) {
         Glibc.close(connection.fd)
         worker.parkedClientEnded()
     }
