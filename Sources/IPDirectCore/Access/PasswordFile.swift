@@ -4,9 +4,28 @@
 public struct PasswordFile: Sendable, Equatable {
     /// The stored hash of each user.
     public let hashes: [String: String]
+    /// A login for a user the file does not list is checked against this hash and then refused, so it takes
+    /// as long as a wrong password for a listed user and the time of a refusal does not tell which users
+    /// exist. It is a hash of the setting most of the file's hashes share (the file's usual cost); nil for a
+    /// file without users.
+    public let decoyHash: String?
 
     public init(hashes: [String: String]) {
         self.hashes = hashes
+        decoyHash = Self.decoy(among: hashes)
+    }
+
+    /// A hash of the most common cost setting, the first user's by name among equals so that the choice
+    /// does not change from one reading of the same file to the next.
+    private static func decoy(among hashes: [String: String]) -> String? {
+        var usersBySetting: [String: [String]] = [:]
+        for (user, hash) in hashes {
+            usersBySetting[PasswordHashScheme.costSetting(of: hash), default: []].append(user)
+        }
+        let usual = usersBySetting.max { lhs, rhs in
+            lhs.value.count != rhs.value.count ? lhs.value.count < rhs.value.count : lhs.key > rhs.key
+        }
+        return usual.flatMap { setting in setting.value.min().flatMap { hashes[$0] } }
     }
 
     /// One refused line. The message names the user but never the hash, so it can be logged.

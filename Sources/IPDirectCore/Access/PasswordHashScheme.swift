@@ -50,5 +50,23 @@ public enum PasswordHashScheme: String, CaseIterable, Sendable, CustomStringConv
         }
     }
 
+    /// What makes `hash` as slow to check as it is: the scheme and its cost parameters, without salt or
+    /// checksum (`bcrypt $12`, `sha512-crypt rounds=5000`, `yescrypt j9T`). Two hashes with the same setting
+    /// take the same time to check.
+    static func costSetting(of hash: String) -> String {
+        guard let scheme = PasswordHashScheme(hash: Substring(hash)) else { return hash }
+        let fields = hash.split(separator: "$", omittingEmptySubsequences: false)
+        let parameters: Substring
+        switch scheme {
+        case .bcrypt:
+            parameters = fields.count > 2 ? fields[2] : ""
+        case .sha256crypt, .sha512crypt:
+            parameters = fields.count > 2 && fields[2].hasPrefix("rounds=") ? fields[2] : "default rounds"
+        case .yescrypt:
+            parameters = fields.count > 2 ? fields[2] : ""
+        }
+        return "\(scheme) \(parameters)"
+    }
+
     public var description: String { rawValue }
 }

@@ -3,23 +3,35 @@ import Glibc
 import IPDirectCore
 import Synchronization
 
+/// A login waiting in the `LoginQueue` for the crypt thread.
+///
+/// `@unchecked Sendable`: the crypt thread only carries the waiter; its handle is touched on the asking
+/// loop's thread alone, where `CredentialWaiter.answer` posts it.
+struct QueuedLogin: @unchecked Sendable {
+    let waiter: CredentialWaiter
+    let user: String
+    let password: String
+}
+
 /// What the workers and the crypt thread share, behind one lock.
 struct CredentialState {
     var users: PasswordFile
     /// Bumped whenever `users` changes, so a hash that began on the old file does not fill the new cache.
     var generation = 0
     var verified = VerifiedCredentials()
-    var throttle: LoginThrottle
-    /// Logins posted to the crypt thread and not yet answered.
-    var waitingHashes = 0
+    var queue: LoginQueue<QueuedLogin>
+    /// Whether a job that takes logins from `queue` is posted to the crypt thread and not yet done.
+    var checkerPosted = false
     var counters = AuthCounters()
 }
 
-/// Proxy logins for every worker. A login from a client that is held back, for an unknown user, or that
-/// crypt(3) accepted recently is answered at once on the worker that asked; anything else is hashed on the
-/// crypt thread (bcrypt costs tens of milliseconds, which no event loop may spend) and answered through the
-/// asking worker's mailbox. The crypt thread looks in the cache again before hashing, so logins with the same
-/// user and password that queued up behind one another (a browser opening six connections) cost one hash.
+/// Proxy logins for every worker. A login from a client that is held back, or that crypt(3) accepted
+/// recently, is answered at once on the worker that asked; anything else waits in the `LoginQueue` and is
+/// hashed on the crypt thread (bcrypt costs tens of milliseconds, which no event loop may spend), then
+/// answered through the asking worker's mailbox. A user the file does not list is hashed too, against the
+/// file's decoy hash, so a refusal takes as long whether or not the user exists. The crypt thread looks in
+/// the cache again before hashing, so logins with the same user and password from different clients that
+/// queued up behind one another cost one hash.
 ///
 /// `@unchecked Sendable`: `workspace` and the crypt loop are touched only on the crypt thread (through
 /// `mailbox`) once `start` has run; `state` is what other threads touch, under its lock.
@@ -33,13 +45,10 @@ final class CredentialService: @unchecked Sendable {
     /// Milliseconds of a monotonic clock, for the cache's lifetime and the slow-down; tests pass their own.
     private let clock: @Sendable () -> Int64
 
-    /// Logins waiting for crypt(3) at once; more are refused rather than queued, so a flood of guesses from
-    /// many addresses cannot make every right login wait (64 bcrypt hashes of cost 10 take about five seconds).
-    static let maximumWaitingHashes = 64
-
     init(users: PasswordFile, throttle: LoginThrottle.Settings = LoginThrottle.Settings(),
+         queue: LoginQueue<QueuedLogin>.Settings = LoginQueue<QueuedLogin>.Settings(),
          clock: @escaping @Sendable () -> Int64 = { MonotonicClock.nowMicros() / 1000 }) throws(StartupError) {
-        state = Mutex(CredentialState(users: users, throttle: LoginThrottle(settings: throttle)))
+        state = Mutex(CredentialState(users: users, queue: LoginQueue(settings: queue, throttle: throttle)))
         self.clock = clock
         digester = try CredentialDigester()
         mailbox = try LoopMailbox(base: base)
@@ -50,7 +59,7 @@ final class CredentialService: @unchecked Sendable {
         thread = LoopThread.start { [self] in base.dispatch() }
     }
 
-    /// Stops the crypt thread once the hashes queued before this call are done.
+    /// Stops the crypt thread once the logins queued before this call are done.
     func stop() {
         guard let thread else { return }
         mailbox.post { [self] in base.loopBreak() }
@@ -85,67 +94,120 @@ final class CredentialService: @unchecked Sendable {
         enum Next {
             case accept
             case refuse(AuthFailureReason, String, hold: LoginThrottle.Verdict)
-            case hash(String, generation: Int)
+            case wait(postChecker: Bool)
         }
+        let handle = CredentialHandle(completion: completion)
+        let login = QueuedLogin(waiter: CredentialWaiter(mailbox: replyTo, handle: handle, client: client, user: user),
+                                user: user, password: password)
         let now = clock()
         let next: Next = state.withLock { state in
-            // Before the cache: a held-back client could otherwise go on guessing at cache speed.
-            if case .heldBack(let left) = state.throttle.verdict(for: client, now: now) {
-                return .refuse(.heldBack, "held back after repeated failures, \(Self.seconds(left)) s left", hold: .allowed)
+            if case .heldBack(let left) = state.queue.verdict(for: client, now: now) {
+                return .refuse(.heldBack, Self.heldBackText(left), hold: .allowed)
             }
             if state.verified.lookUp(digest, now: now) {
                 state.counters.cacheHits += 1
                 return .accept
             }
-            guard let hash = state.users.hashes[user] else {
-                return .refuse(.unknownUser, "unknown user", hold: state.throttle.failed(client, now: now))
+            guard state.users.decoyHash != nil else {
+                // No users at all: there is nothing a check could reveal.
+                return .refuse(.unknownUser, "unknown user", hold: state.queue.failedUnchecked(client, now: now))
             }
-            guard state.waitingHashes < Self.maximumWaitingHashes else {
-                return .refuse(.busy, "too many logins waiting to be checked", hold: .allowed)
+            switch state.queue.enqueue(login, client: client, digest: digest, now: now) {
+            case .queued:
+                let post = !state.checkerPosted
+                state.checkerPosted = true
+                return .wait(postChecker: post)
+            case .heldBack(let left):
+                return .refuse(.heldBack, Self.heldBackText(left), hold: .allowed)
+            case .busy(let why):
+                return .refuse(.busy, why, hold: .allowed)
             }
-            state.waitingHashes += 1
-            return .hash(hash, generation: state.generation)
         }
         switch next {
         case .accept:
             return .done(.accepted)
         case .refuse(let reason, let text, let hold):
             return refuse(reason, text, client: client, user: user, hold: hold)
-        case .hash(let hash, let generation):
-            let handle = CredentialHandle(completion: completion)
-            let waiter = CredentialWaiter(mailbox: replyTo, handle: handle, client: client, user: user)
-            mailbox.post { [self] in
-                waiter.answer(check(password, against: hash, digest: digest, generation: generation, for: waiter))
-            }
+        case .wait(let postChecker):
+            if postChecker { mailbox.post { [self] in checkQueuedLogins() } }
             return .pending(handle)
         }
     }
 
-    /// On the crypt thread: the cache first, since an earlier job may just have verified the same login.
-    private func check(_ password: String, against hash: String, digest: VerifiedCredentials.Digest, generation: Int,
-                       for waiter: CredentialWaiter) -> CredentialCheck {
-        let cached = state.withLock { state in
-            guard state.verified.lookUp(digest, now: clock()) else { return false }
-            state.waitingHashes -= 1
-            state.counters.cacheHits += 1
-            return true
-        }
-        if cached { return .accepted }
-        let matched = workspace.matches(password: password, hash: hash)
-        let now = clock()
-        let hold: LoginThrottle.Verdict = state.withLock { state in
-            state.waitingHashes -= 1
-            state.counters.verifications += 1
-            guard !matched else {
-                if generation == state.generation { state.verified.insert(digest, now: now) }
-                return .allowed
+    /// A login the crypt thread took from the queue, with what it is checked against.
+    private struct TakenLogin {
+        let entry: LoginQueue<QueuedLogin>.Entry
+        /// The user's hash, or the file's decoy hash for a user the file does not list.
+        let hash: String
+        let userListed: Bool
+        /// The file the hash came from.
+        let generation: Int
+    }
+
+    /// On the crypt thread: checks queued logins in the queue's order until none is left.
+    private func checkQueuedLogins() {
+        while let taken = takeNextLogin() {
+            // The cache first, since an earlier check may just have verified the same login.
+            let cached = taken.userListed && state.withLock { state in
+                taken.generation == state.generation && state.verified.lookUp(taken.entry.digest, now: clock())
             }
-            state.counters.countFailure(.wrongPassword)
-            return state.throttle.failed(waiter.client, now: now)
+            // A user the file does not list is refused whatever the decoy hash says.
+            let hashMatched = cached || workspace.matches(password: taken.entry.login.password, hash: taken.hash)
+            settle(taken, matched: hashMatched && taken.userListed, cached: cached)
         }
-        if matched { return .accepted }
-        Self.log(.wrongPassword, "wrong password", client: waiter.client, user: waiter.user, hold: hold)
-        return .refused(reason: "wrong password")
+    }
+
+    /// The next login to check; nil once the queue is empty, which also lets the next login post a new checker.
+    private func takeNextLogin() -> TakenLogin? {
+        state.withLock { state in
+            guard let entry = state.queue.next() else {
+                state.checkerPosted = false
+                return nil
+            }
+            let listed = state.users.hashes[entry.login.user]
+            // A file reloaded without users has no decoy: an empty hash, which crypt(3) refuses at once.
+            return TakenLogin(entry: entry, hash: listed ?? state.users.decoyHash ?? "", userListed: listed != nil,
+                              generation: state.generation)
+        }
+    }
+
+    /// Records a checked login, answers it and the logins of its client that it settled.
+    private func settle(_ taken: TakenLogin, matched: Bool, cached: Bool) {
+        let now = clock()
+        let entry = taken.entry
+        let reason: AuthFailureReason = taken.userListed ? .wrongPassword : .unknownUser
+        let settled = state.withLock { state in
+            if cached { state.counters.cacheHits += 1 } else { state.counters.verifications += 1 }
+            if matched, !cached, taken.generation == state.generation { state.verified.insert(entry.digest, now: now) }
+            let settled = state.queue.finished(entry, matched: matched, now: now)
+            if matched {
+                state.counters.cacheHits += UInt64(settled.sameLogin.count)
+            } else {
+                for _ in 0...settled.sameLogin.count { state.counters.countFailure(reason) }
+            }
+            for _ in settled.heldBack { state.counters.countFailure(.heldBack) }
+            return settled
+        }
+        let text = taken.userListed ? "wrong password" : "unknown user"
+        let check: CredentialCheck = matched ? .accepted : .refused(reason: text)
+        for (index, answered) in ([entry] + settled.sameLogin).enumerated() {
+            if !matched {
+                // The last failure counted is the one that began the hold, if one began.
+                Self.log(reason, text, client: answered.client, user: answered.login.user,
+                         hold: index == settled.sameLogin.count ? settled.hold : .allowed)
+            }
+            answered.login.waiter.answer(check)
+        }
+        if case .heldBack(let left) = settled.hold {
+            for refused in settled.heldBack {
+                Self.log(.heldBack, Self.heldBackText(left), client: refused.client, user: refused.login.user, hold: .allowed)
+                refused.login.waiter.answer(.refused(reason: Self.heldBackText(left)))
+            }
+        }
+    }
+
+    private static func heldBackText(_ millisLeft: Int64) -> String {
+        "held back after repeated failures, \(seconds(millisLeft)) s left"
     }
 
     private func refuse(_ reason: AuthFailureReason, _ text: String, client: IPAddress, user: String,

@@ -86,4 +86,30 @@ import Testing
         #expect(try PasswordFile.parse("").get().hashes.isEmpty)
         #expect(try PasswordFile.parse("# nobody yet\n").get().hashes.isEmpty)
     }
+
+    @Test func theDecoyHashHasTheCostMostUsersHave() {
+        let cost12 = "$2y$12$Qh1ZHKNsbEnWCgKh7XN7OuCAgX3cySPBrBtvN3QD6/dLWgyQFXPdy"
+        let cost05 = "$2b$05$Rh1ZHKNsbEnWCgKh7XN7OuCAgX3cySPBrBtvN3QD6/dLWgyQFXPdy"
+        let sha512 = "$6$rounds=9000$saltsalt$" + String(repeating: "a", count: 86)
+        let file = PasswordFile(hashes: ["alice": cost12, "bob": Self.bcrypt, "carol": cost05, "dave": sha512])
+        #expect(file.decoyHash == Self.bcrypt)
+        #expect(PasswordFile(hashes: ["dave": sha512, "erin": sha512 + "b", "bob": Self.bcrypt]).decoyHash == sha512)
+    }
+
+    @Test func costSettingsIgnoreSaltAndVariant() {
+        let table: [(String, String)] = [
+            ("$2y$12$Qh1ZHKNsbEnWCgKh7XN7OuCAgX3cySPBrBtvN3QD6/dLWgyQFXPdy", "bcrypt 12"),
+            ("$2a$12$Zh1ZHKNsbEnWCgKh7XN7OuCAgX3cySPBrBtvN3QD6/dLWgyQFXPdy", "bcrypt 12"),
+            ("$6$rounds=9000$salt$hash", "sha512-crypt rounds=9000"),
+            ("$5$salt$hash", "sha256-crypt default rounds"),
+            ("$y$j9T$salt$hash", "yescrypt j9T"),
+        ]
+        for (hash, setting) in table {
+            #expect(PasswordHashScheme.costSetting(of: hash) == setting, "\(hash)")
+        }
+    }
+
+    @Test func aFileWithoutUsersHasNoDecoy() {
+        #expect(PasswordFile(hashes: [:]).decoyHash == nil)
+    }
 }

@@ -126,15 +126,64 @@ import Testing
         #expect(harness.counters.verifications == 2)
     }
 
-    @Test func anUnknownUserIsRefusedAtOnceWithoutCrypt() throws {
+    @Test func anUnknownUserIsCheckedAgainstTheDecoyHashAndRefused() throws {
         let harness = try Harness(users: ["alice": try Self.bcrypt("s3cret")])
-        guard case .done(let check) = harness.verify("mallory", "s3cret", completion: { _ in }) else {
-            Issue.record("an unknown user went to crypt(3)")
+        guard case .pending = harness.verify("mallory", "s3cret", completion: { _ in }) else {
+            Issue.record("an unknown user was answered without a check, faster than a listed user")
             return
         }
-        #expect(check == .refused(reason: "unknown user"))
-        #expect(harness.counters.verifications == 0)
-        #expect(harness.counters.failures[.unknownUser] == 1)
+        #expect(harness.check("mallory", "an0ther") == .refused(reason: "unknown user"))
+        #expect(harness.counters.verifications == 2)
+        #expect(harness.counters.failures[.unknownUser] == 2)
+    }
+
+    /// Sends every login before any answer can arrive, then runs the loop until all are answered.
+    func burst(_ harness: Harness, _ logins: [(user: String, password: String, client: IPAddress)]) -> [CredentialCheck?] {
+        var answers = [CredentialCheck?](repeating: nil, count: logins.count)
+        var unanswered = logins.count
+        for (index, login) in logins.enumerated() {
+            let lookup = harness.verify(login.user, login.password, client: login.client) { [base = harness.base] check in
+                answers[index] = check
+                unanswered -= 1
+                if unanswered == 0 { base.loopBreak() }
+            }
+            if case .done(let check) = lookup {
+                answers[index] = check
+                unanswered -= 1
+            }
+        }
+        if unanswered > 0 { harness.runLoop() }
+        return answers
+    }
+
+    @Test func aBurstOfGuessesFromOneClientIsHeldBackAfterTheAllowanceWithTheRightPasswordLast() throws {
+        let harness = try Harness(users: ["alice": try Self.bcrypt("s3cret")])
+        let allowance = LoginThrottle.Settings().allowedFailures
+        let guesses = (0..<29).map { (user: "alice", password: "guess\($0)", client: client) }
+        let answers = burst(harness, guesses + [(user: "alice", password: "s3cret", client: client)])
+        #expect(answers.last == .refused(reason: "held back after repeated failures, 10 s left"))
+        #expect(answers.allSatisfy { $0 != .accepted && $0 != nil })
+        #expect(harness.counters.verifications == UInt64(allowance + 1))
+    }
+
+    @Test func aRightLoginFromAnotherClientIsCheckedBeforeTheRestOfABurst() throws {
+        let harness = try Harness(users: ["alice": try Self.bcrypt("s3cret")])
+        var order: [String] = []
+        var unanswered = 6
+        for index in 0..<5 {
+            _ = harness.verify("alice", "guess\(index)", client: client) { [base = harness.base] _ in
+                order.append("guess")
+                unanswered -= 1
+                if unanswered == 0 { base.loopBreak() }
+            }
+        }
+        _ = harness.verify("alice", "s3cret", client: IPAddress("127.0.0.2")!) { [base = harness.base] check in
+            order.append(check == .accepted ? "right" : "refused")
+            unanswered -= 1
+            if unanswered == 0 { base.loopBreak() }
+        }
+        harness.runLoop()
+        #expect(order.firstIndex(of: "right").map { $0 <= 1 } == true, "answered in the order \(order)")
     }
 
     @Test func theAnswerRunsOnTheAskingLoopsThread() throws {
