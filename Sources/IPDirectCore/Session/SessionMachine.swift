@@ -241,7 +241,7 @@ public struct SessionMachine {
         case .success(let resolution):
             exchange.source = resolution.sourceLabel
             exchange.cacheAgeMillis = resolution.cache.ageMillis
-            switch rules.policy.permittedAddresses(resolution, host: exchange.host) {
+            switch rules.policy.permittedAddresses(resolution, host: exchange.host, port: exchange.port) {
             case .failure(let denied):
                 state = .resolving(exchange)
                 return respond(with: denied, levels, now: now)
