@@ -60,7 +60,9 @@ public enum IPAddress: Hashable, Sendable {
     }
 
     /// Loopback, private, link-local, shared (CGNAT), unspecified, multicast or
-    /// broadcast: addresses a public name should never resolve to (DNS-rebinding guard).
+    /// broadcast: addresses a public name should never resolve to (DNS-rebinding guard). An IPv6 address
+    /// that carries an IPv4 address a translator or relay would deliver to is judged by that IPv4
+    /// address, or `64:ff9b::10.0.0.1` would reach a private network through a NAT64 gateway.
     public var isNonPublic: Bool {
         switch self {
         case .v4(let a):
@@ -80,13 +82,33 @@ public enum IPAddress: Hashable, Sendable {
                 || within(0xF000_0000, 4)      // reserved and broadcast
         case .v6(let hi, let lo):
             if hi == 0 && (lo == 0 || lo == 1) { return true }             // :: and ::1
-            if hi == 0 && lo >> 32 == 0xFFFF {                              // ::ffff:a.b.c.d
-                return IPAddress.v4(UInt32(truncatingIfNeeded: lo)).isNonPublic
-            }
+            if let embedded = embeddedIPv4 { return embedded.isNonPublic }
             let top16 = hi >> 48
             return top16 & 0xFE00 == 0xFC00                                 // fc00::/7 unique local
                 || top16 & 0xFFC0 == 0xFE80                                 // fe80::/10 link-local
+                || top16 & 0xFFC0 == 0xFEC0                                 // fec0::/10 site-local (deprecated by RFC 3879, still routed inside sites)
                 || top16 & 0xFF00 == 0xFF00                                 // ff00::/8 multicast
+                || hi >> 16 == 0x0064_FF9B_0001                             // 64:ff9b:1::/48 local-use NAT64 (RFC 8215)
+        }
+    }
+
+    /// The IPv4 address inside an IPv6 address whose packets end up at that IPv4 address: IPv4-mapped
+    /// `::ffff:0:0/96` and IPv4-compatible `::/96` (RFC 4291 §2.5.5), well-known NAT64 `64:ff9b::/96`
+    /// (RFC 6052 §2.1) and 6to4 `2002::/16` with the relay's address in bits 16..47 (RFC 3056 §2).
+    var embeddedIPv4: IPAddress? {
+        guard case .v6(let hi, let lo) = self else { return nil }
+        let low32 = IPAddress.v4(UInt32(truncatingIfNeeded: lo))
+        if hi == 0 && (lo >> 32 == 0xFFFF || lo >> 32 == 0) { return low32 }
+        if hi == 0x0064_FF9B_0000_0000 && lo >> 32 == 0 { return low32 }
+        if hi >> 48 == 0x2002 { return .v4(UInt32(truncatingIfNeeded: hi >> 16)) }
+        return nil
+    }
+
+    /// 127.0.0.0/8 or ::1: reachable from this machine only.
+    var isLoopbackAddress: Bool {
+        switch self {
+        case .v4(let value): return value >> 24 == 0x7F
+        case .v6(let hi, let lo): return hi == 0 && lo == 1
         }
     }
 

@@ -34,6 +34,7 @@ extension SessionMachine {
                                levels, now: now)
             }
             exchange.user = user
+            if let refused = tunnelPortRefusal(exchange) { return respond(with: refused, levels, now: now) }
             return beginResolving(exchange, now: now)
         case .socks5:
             guard refusal == nil else {

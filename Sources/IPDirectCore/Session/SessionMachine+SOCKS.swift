@@ -148,12 +148,9 @@ extension SessionMachine {
             return refuseSOCKS(exchange, code: .commandNotSupported, note: "only CONNECT is supported (not BIND or UDP ASSOCIATE)",
                                levels, now: now)
         }
+        // A SOCKS5 login, when one is asked for, was accepted in the negotiation before this request.
         guard clientPermitted else { return refuseClient(levels, now: now) }
-        guard rules.policy.permitsTunnel(toPort: port) else {
-            return respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
-                                            details: "CONNECT to port \(port) is not allowed (access.connect_ports)"),
-                           levels, now: now)
-        }
+        if let refused = tunnelPortRefusal(exchange) { return respond(with: refused, levels, now: now) }
         return beginResolving(exchange, now: now)
     }
 

@@ -134,12 +134,6 @@ public struct SessionMachine {
             exchange.keepAlive = false
             exchange.requestBody = .complete
             state = .resolving(exchange)
-            guard rules.policy.permitsTunnel(toPort: port) else {
-                actions += respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
-                                                    details: "CONNECT to port \(port) is not allowed (access.connect_ports)"),
-                                   levels, now: now)
-                return actions
-            }
         case .absolute(let scheme, let host, let port, let authority, _):
             exchange.scheme = scheme
             exchange.host = host
@@ -179,6 +173,10 @@ public struct SessionMachine {
             actions += admit(exchange, head: head, bytes: bytes, levels, now: now)
             return actions
         }
+        if let refused = tunnelPortRefusal(exchange) {
+            actions += respond(with: refused, levels, now: now)
+            return actions
+        }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
         // a changed answer or ranking moves keep-alive traffic too.
         exchange.resolveStartMicros = now
@@ -216,6 +214,14 @@ public struct SessionMachine {
 
     // MARK: - Resolving and connecting
 
+    /// A tunnel (CONNECT, SOCKS) to a port outside `connect_ports`. Asked only once the client is admitted
+    /// (client ACL, login): refusing it earlier would tell anyone without a login which ports are open.
+    func tunnelPortRefusal(_ exchange: Exchange) -> ProxyError? {
+        guard exchange.isConnect, !rules.policy.permitsTunnel(toPort: exchange.port) else { return nil }
+        return ProxyError(status: 403, kind: .httpRequestDenied,
+                          details: "CONNECT to port \(exchange.port) is not allowed (access.connect_ports)")
+    }
+
     mutating func beginResolving(_ exchange: Exchange, now: Int64) -> [SessionAction] {
         exchange.resolveStartMicros = now
         state = .resolving(exchange)
@@ -241,7 +247,7 @@ public struct SessionMachine {
         case .success(let resolution):
             exchange.source = resolution.sourceLabel
             exchange.cacheAgeMillis = resolution.cache.ageMillis
-            switch rules.policy.permittedAddresses(resolution, host: exchange.host) {
+            switch rules.policy.permittedAddresses(resolution, host: exchange.host, port: exchange.port) {
             case .failure(let denied):
                 state = .resolving(exchange)
                 return respond(with: denied, levels, now: now)

@@ -25,13 +25,15 @@ public final class SessionRules: Sendable {
     /// `max_pipes` is above 0: bodies between plain sockets may move in the kernel.
     public let splicesBodies: Bool
 
-    public init(config: Config) {
+    /// `ownEndpoints`: the listeners bound at startup, which no request may reach (they are not in `config`,
+    /// which may say port 0).
+    public init(config: Config, ownEndpoints: OwnEndpoints) {
         proxy = config.proxy
         upstream = config.upstream
         pac = config.pac
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
-                                connectPorts: config.access.connectPorts)
+                                connectPorts: config.access.connectPorts, ownEndpoints: ownEndpoints)
         splicesBodies = config.proxy.maxPipes > 0
     }
 }

@@ -30,7 +30,7 @@ final class AdminServer: @unchecked Sendable {
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
          resolverService: ResolverService, health: UpstreamHealth? = nil) throws(StartupError) {
         self.sockets = sockets
-        boundAddresses = sockets.map { SocketAddress(localOf: $0.fd) ?? $0.address }
+        boundAddresses = sockets.map(\.boundAddress)
         self.health = health
         self.registry = registry
         service = resolverService
@@ -65,7 +65,7 @@ final class AdminServer: @unchecked Sendable {
             base.dispatch()
             for connection in Array(connections.values) { connection.close() }
         }
-        Logger.info("event=admin_listening listen=\(sockets.map(\.address.description).joined(separator: ","))")
+        Logger.info("event=admin_listening listen=\(boundAddresses.map(\.description).joined(separator: ","))")
     }
 
     /// Stops the admin thread and waits for it; its open connections are closed.

@@ -59,6 +59,9 @@ final class ListeningSocket {
         return fd
     }
 
+    /// The address as the kernel bound it: the port it chose where `address` says 0.
+    var boundAddress: SocketAddress { SocketAddress(localOf: fd) ?? address }
+
     /// Takes over a socket that is already bound and listening.
     init(adopting fd: Int32, address: SocketAddress) {
         ListeningSocket.passNoDelayToAccepted(fd)

@@ -64,9 +64,13 @@ public final class Server {
         resolver = try ResolverService(config: config, trust: tls.trust)
         prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
+        // Bound before the workers start, so their sessions know every listener that requests must not reach.
+        let adminSockets = try Server.bindAdmin(config.admin)
+        let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets)
+        Logger.info("event=own_endpoints listeners=\"\(ownEndpoints.listeners.map(\.description).joined(separator: ","))\" interface_addresses=\(ownEndpoints.interfaceAddresses.count)")
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(try Worker(index: index, workerCount: count, config: config, tls: tls,
+            workers.append(try Worker(index: index, workerCount: count, config: config, ownEndpoints: ownEndpoints, tls: tls,
                                       sockets: workerSockets[index], accessLogFD: accessLogFD, gate: gate,
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
@@ -74,7 +78,7 @@ public final class Server {
         prober.networkChanged = { [resolver, workers, prober] reason in
             Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
         }
-        admin = try AdminServer(sockets: try Server.bindAdmin(config.admin), config: config,
+        admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
                                 resolverService: resolver, health: prober.health)
@@ -141,10 +145,28 @@ public final class Server {
             return hosts
         }
         let names = resolver.refresh(recent)
+        let addresses = Server.interfaceAddresses()
         for worker in workers {
-            worker.mailbox.post { [worker] in worker.pool.closeAll() }
+            worker.mailbox.post { [worker] in
+                worker.pool.closeAll()
+                worker.apply(interfaceAddresses: addresses)
+            }
         }
         Logger.info("event=network_changed reason=\"\(reason)\" names_refreshed=\(names)")
+    }
+
+    /// Every listener of the daemon, which no request through the proxy may reach, with the machine's
+    /// addresses that a wildcard listener answers on. Listeners are bound once (a reload keeps them), so
+    /// only the addresses change, on a network change. A DNS or transparent listener joins here.
+    static func ownEndpoints(proxy: [ListeningSocket], admin: [ListeningSocket]) -> OwnEndpoints {
+        var endpoints = OwnEndpoints(interfaceAddresses: interfaceAddresses())
+        endpoints.add(.proxy, proxy.map(\.boundAddress))
+        endpoints.add(.admin, admin.map(\.boundAddress))
+        return endpoints
+    }
+
+    static func interfaceAddresses() -> Set<IPAddress> {
+        Set(InterfaceAddresses.current().map(\.ip))
     }
 
     /// The addresses served, one per `[proxy] listen` entry (or handed socket), with the port the kernel

@@ -11,10 +11,16 @@ extension Worker {
             health.apply(newConfig.upstream.healthSettings)
             prober.apply(newConfig)
         }
-        connectionSettings = ConnectionSettings(
-            config: newConfig, tls: tls,
-            resolver: ResolverChain(settings: newConfig.resolver, hosts: newConfig.hosts, service: resolverService,
-                                    mailbox: mailbox),
-            credentials: Worker.credentials(newConfig, service: credentialService, mailbox: mailbox))
+        connectionSettings = Worker.connectionSettings(newConfig, ownEndpoints, tls: tls, resolverService: resolverService,
+                                                       credentialService: credentialService, mailbox: mailbox)
+    }
+
+    /// The machine's addresses changed: a wildcard listener answers on the new ones, so connections
+    /// accepted from now on refuse those (open ones keep the set they started with, as for a reload).
+    func apply(interfaceAddresses: Set<IPAddress>) {
+        ownEndpoints.interfaceAddresses = interfaceAddresses
+        connectionSettings = Worker.connectionSettings(config, ownEndpoints, tls: connectionSettings.tls,
+                                                       resolverService: resolverService,
+                                                       credentialService: credentialService, mailbox: mailbox)
     }
 }

@@ -12,6 +12,9 @@ final class Worker {
     /// took when they were accepted, new ones take the new ones.
     var config: Config
     var connectionSettings: ConnectionSettings
+    /// The daemon's listeners and the machine's addresses, which no request may reach; the addresses are
+    /// renewed when the network changes (Worker+Reload).
+    var ownEndpoints: OwnEndpoints
     let pool: UpstreamPool
     let accessLog: AccessLogWriter
     let resolverService: ResolverService
@@ -44,14 +47,16 @@ final class Worker {
     /// How long accepting pauses after such a failure, instead of spinning on it.
     static let acceptRetryMillis = 500
 
-    init(index: Int, workerCount: Int, config: Config, tls: TLSClientContext, sockets: [ListeningSocket], accessLogFD: Int32?, gate: ConnectionGate,
-         resolverService: ResolverService, credentialService: CredentialService, prober: AddressProber) throws(StartupError) {
+    init(index: Int, workerCount: Int, config: Config, ownEndpoints: OwnEndpoints, tls: TLSClientContext, sockets: [ListeningSocket],
+         accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
+         prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         health = prober.health
         self.config = config
+        self.ownEndpoints = ownEndpoints
         self.gate = gate
         self.resolverService = resolverService
         self.credentialService = credentialService
@@ -60,10 +65,8 @@ final class Worker {
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
         let mailbox = try LoopMailbox(base: base)
         self.mailbox = mailbox
-        connectionSettings = ConnectionSettings(
-            config: config, tls: tls,
-            resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
-            credentials: Worker.credentials(config, service: credentialService, mailbox: mailbox))
+        connectionSettings = Worker.connectionSettings(config, ownEndpoints, tls: tls, resolverService: resolverService,
+                                                       credentialService: credentialService, mailbox: mailbox)
         for socket in sockets {
             guard let listener = ConnectionAcceptor(
                 base: base, listenFD: socket.fd,
@@ -75,9 +78,15 @@ final class Worker {
         }
     }
 
-    /// What sessions check logins with: nothing when `auth_file` is not set.
-    static func credentials(_ config: Config, service: CredentialService, mailbox: LoopMailbox) -> CredentialVerifier? {
-        config.access.authFile == nil ? nil : CredentialVerifier(service: service, mailbox: mailbox)
+    /// What the connections accepted from now on take; sessions check logins with nothing when
+    /// `auth_file` is not set.
+    static func connectionSettings(_ config: Config, _ ownEndpoints: OwnEndpoints, tls: TLSClientContext,
+                                   resolverService: ResolverService, credentialService: CredentialService,
+                                   mailbox: LoopMailbox) -> ConnectionSettings {
+        ConnectionSettings(
+            config: config, ownEndpoints: ownEndpoints, tls: tls,
+            resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
+            credentials: config.access.authFile == nil ? nil : CredentialVerifier(service: credentialService, mailbox: mailbox))
     }
 
     deinit {

@@ -14,8 +14,9 @@ final class ConnectionSettings {
     /// Client addresses served (`[access] clients`).
     let clients: ClientAccessList
 
-    init(config: Config, tls: TLSClientContext, resolver: ResolverChain, credentials: CredentialVerifier?) {
-        rules = SessionRules(config: config)
+    init(config: Config, ownEndpoints: OwnEndpoints, tls: TLSClientContext, resolver: ResolverChain,
+         credentials: CredentialVerifier?) {
+        rules = SessionRules(config: config, ownEndpoints: ownEndpoints)
         self.tls = tls
         self.resolver = resolver
         self.credentials = credentials

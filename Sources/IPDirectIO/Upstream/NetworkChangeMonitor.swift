@@ -103,18 +103,7 @@ final class NetworkChangeMonitor {
 
     /// The machine's addresses (getifaddrs) and default routes (/proc/net/route, /proc/net/ipv6_route).
     static func currentFingerprint() -> NetworkFingerprint {
-        var addresses: [String] = []
-        var list: UnsafeMutablePointer<ifaddrs>?
-        if getifaddrs(&list) == 0 {
-            var next = list
-            while let entry = next {
-                if let raw = entry.pointee.ifa_addr, let address = SocketAddress(sockaddr: raw) {
-                    addresses.append("\(String(cString: entry.pointee.ifa_name)) \(address.ip)")
-                }
-                next = entry.pointee.ifa_next
-            }
-            freeifaddrs(list)
-        }
+        let addresses = InterfaceAddresses.current().map { "\($0.interface) \($0.ip)" }
         return NetworkFingerprint(addresses: addresses, ipv4RouteTable: readSmallFile("/proc/net/route"),
                                   ipv6RouteTable: readSmallFile("/proc/net/ipv6_route"))
     }

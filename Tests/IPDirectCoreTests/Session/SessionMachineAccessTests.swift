@@ -71,6 +71,62 @@ import Testing
         #expect(script.machine.phase == .tunneling)
     }
 
+    // connect_ports is answered only to a client that is let in: before, a 403 for one port and a 407 for
+    // another would tell anyone without a login which ports are open.
+
+    static let connectToPort25 = "CONNECT a.test:25 HTTP/1.1\r\nHost: a.test:25\r\n"
+
+    @Test func aConnectToAClosedPortWithoutCredentialsIsAskedForTheLoginFirst() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head(Self.connectToPort25 + "\r\n")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 407 Proxy Authentication Required\r\n"))
+        #expect(!actions.sentText.contains("connect_ports"))
+    }
+
+    @Test func aConnectToAClosedPortWithRefusedCredentialsIsStill407() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .head(Self.connectToPort25 + Heads.aliceCredentials + "\r\n"),
+                                  .credentialsChecked("alice", refusal: "wrong password")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 407 "))
+        #expect(!actions.sentText.contains("connect_ports"))
+    }
+
+    @Test func aConnectToAClosedPortIsRefusedOnceTheCredentialsAreAccepted() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.run([.start, .head(Self.connectToPort25 + Heads.aliceCredentials + "\r\n"),
+                                  .credentialsChecked("alice", refusal: nil)])
+        #expect(actions[1] == [.cancelTimer, .verifyCredentials(user: "alice", password: "s3cret:word")])
+        #expect(actions[2].sentText.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        #expect(actions[2].sentText.contains("access.connect_ports"))
+        #expect(!actions[2].contains(.resolve(host: "a.test")))
+    }
+
+    @Test func aClientOutsideTheACLIsRefusedAsSuchWhateverThePort() {
+        var script = SessionScript(clientPermitted: false)
+        let actions = script.all([.start, .head(Self.connectToPort25 + "\r\n")])
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 403 "))
+        #expect(actions.sentText.contains("access.clients"))
+        #expect(!actions.sentText.contains("connect_ports"))
+    }
+
+    @Test func aSOCKS5ClientWithoutALoginNeverReachesThePortCheck() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.all([.start, .socksVersion(5), .socksBytes(SessionMachineSOCKSTests.greeting),
+                                  .socksBytes(SessionMachineSOCKSTests.request("a.test", port: 25))])
+        #expect(actions.sentBytes == [5, 0xFF])
+        #expect(actions.logged?.status == 407)
+    }
+
+    @Test func aSOCKS5ConnectToAClosedPortIsRefusedAfterTheLogin() {
+        var script = SessionScript(requiresAuthentication: true)
+        let login: [UInt8] = [1, 5] + Array("alice".utf8) + [6] + Array("s3cret".utf8)
+        let actions = script.all([.start, .socksVersion(5), .socksBytes(SessionMachineSOCKSTests.greetingWithPassword),
+                                  .socksBytes(login), .credentialsChecked("alice", refusal: nil),
+                                  .socksBytes(SessionMachineSOCKSTests.request("a.test", port: 25))])
+        #expect(Array(actions.sentBytes.suffix(10)) == SessionMachineSOCKSTests.failed(0x02))
+        #expect(actions.logged?.note.contains("access.connect_ports") == true)
+    }
+
     @Test func theCredentialCheckIsAbandonedWhenTheClientGoes() {
         var script = SessionScript(requiresAuthentication: true)
         let actions = script.run([.start, .head(Heads.get(fields: Heads.aliceCredentials)), .clientError("connection reset"),

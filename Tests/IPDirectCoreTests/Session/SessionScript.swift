@@ -58,10 +58,10 @@ struct SessionScript {
     var levels = BufferLevels()
 
     init(draining: Bool = false, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
-         _ configure: (inout Config) -> Void = { _ in }) {
+         ownEndpoints: OwnEndpoints = OwnEndpoints(), _ configure: (inout Config) -> Void = { _ in }) {
         var config = Config()
         configure(&config)
-        machine = SessionMachine(rules: SessionRules(config: config), clientPermitted: clientPermitted,
+        machine = SessionMachine(rules: SessionRules(config: config, ownEndpoints: ownEndpoints), clientPermitted: clientPermitted,
                                  requiresAuthentication: requiresAuthentication, draining: draining)
     }
 
