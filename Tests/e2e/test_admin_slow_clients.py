@@ -1,6 +1,6 @@
 """The admin listener stays reachable when local clients misbehave: a request head must arrive whole within
-[admin] header_timeout (bytes trickling in do not extend it), and one client address holds at most
-[admin] max_connections_per_client of the listener's connections."""
+[admin] header_timeout (bytes trickling in do not extend it), one client address holds at most
+[admin] max_connections_per_client of the listener's connections, and the listener at most 64 in all."""
 
 import socket
 import time
@@ -13,9 +13,13 @@ from harness.ports import LOOPBACK
 from harness.raw_http import RawConnection
 
 HEAD_TIMEOUT_SECONDS = 2
+# The listener's total, AdminSettings.maxConnections.
+TOTAL_LIMIT = 64
 # The built-in per-address cap: the test runs on the default so it checks what users get.
 PER_CLIENT_LIMIT = 16
 OTHER_LOOPBACK = "127.0.0.2"
+# An address that holds nothing yet, for the connection past the listener's total.
+LATECOMER_LOOPBACK = "127.0.0.99"
 TRICKLE_INTERVAL_SECONDS = 1.0
 # Long enough that trickling it never finishes before the deadline.
 TRICKLED_HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"x" * 64
@@ -29,6 +33,13 @@ FLOOD_CONNECTIONS = 200
 @pytest.fixture
 def own(start_ipdirect):
     return start_ipdirect(ConfigAdditions(admin=True, admin_keys={"header_timeout": HEAD_TIMEOUT_SECONDS}))
+
+
+@pytest.fixture
+def capped(start_ipdirect):
+    """The built-in [admin] settings: the caps users get, and a head deadline long enough that connections
+    held between requests stay open while a case runs."""
+    return start_ipdirect(ConfigAdditions(admin=True))
 
 
 def healthz_request(own) -> bytes:
@@ -45,6 +56,18 @@ def healthz_from(own, source: str) -> int:
     with connect_from(own, source) as client:
         client.send(healthz_request(own))
         return client.read_response().status
+
+
+def hold_served(own, source: str, count: int) -> list[RawConnection]:
+    """`count` connections from `source`, each answered once and kept open: each counts against `source`
+    from then on."""
+    held = []
+    for _ in range(count):
+        client = connect_from(own, source)
+        held.append(client)
+        client.send(healthz_request(own))
+        assert client.read_response().status == 200
+    return held
 
 
 def warning_lines(own, reason: str) -> list[str]:
@@ -126,30 +149,25 @@ def test_an_idle_kept_alive_connection_is_closed_quietly(own):
     assert warning_lines(own, "head_timeout") == []
 
 
-def test_connections_over_the_per_client_cap_are_refused_while_another_address_is_served(own):
+def test_connections_over_the_per_client_cap_are_refused_while_another_address_is_served(capped):
     held = []
     try:
-        for _ in range(PER_CLIENT_LIMIT):
-            client = connect_from(own, LOOPBACK)
-            held.append(client)
-            # Answered and kept open: this connection counts against 127.0.0.1 from now on.
-            client.send(healthz_request(own))
-            assert client.read_response().status == 200
-        with connect_from(own, LOOPBACK) as extra:
+        held += hold_served(capped, LOOPBACK, PER_CLIENT_LIMIT)
+        with connect_from(capped, LOOPBACK) as extra:
             response = extra.read_response()
             assert (response.status, response.header("Connection")) == (503, "close")
             assert extra.closed_by_peer()
-        assert healthz_from(own, OTHER_LOOPBACK) == 200
+        assert healthz_from(capped, OTHER_LOOPBACK) == 200
         for client in held:
-            client.send(healthz_request(own))
+            client.send(healthz_request(capped))
             assert client.read_response().status == 200, "a connection under the cap was closed"
-        [line] = wait_for_warning(own, "per_client_limit")
+        [line] = wait_for_warning(capped, "per_client_limit")
         assert f"client={LOOPBACK}:" in line
         assert f"limit={PER_CLIENT_LIMIT}" in line
         # A connection that ends gives its slot back.
         held.pop().close()
         deadline = time.monotonic() + REQUEST_TIMEOUT_SECONDS
-        while healthz_from(own, LOOPBACK) != 200:
+        while healthz_from(capped, LOOPBACK) != 200:
             assert time.monotonic() < deadline, "the freed slot was never given back"
             time.sleep(0.05)
     finally:
@@ -157,17 +175,30 @@ def test_connections_over_the_per_client_cap_are_refused_while_another_address_i
             client.close()
 
 
-def test_a_flood_over_the_cap_is_logged_as_one_warning(own):
-    held = [connect_from(own, LOOPBACK) for _ in range(PER_CLIENT_LIMIT)]
+def test_the_listener_refuses_past_its_total_whatever_the_addresses(capped):
+    sources = [f"127.0.0.{10 + index}" for index in range(TOTAL_LIMIT // PER_CLIENT_LIMIT)]
+    held = []
     try:
+        for source in sources:
+            held += hold_served(capped, source, PER_CLIENT_LIMIT)
+        with connect_from(capped, LATECOMER_LOOPBACK) as extra:
+            assert extra.read_response().status == 503
+        [line] = wait_for_warning(capped, "connection_limit")
+        assert f"limit={TOTAL_LIMIT}" in line
+    finally:
         for client in held:
-            client.send(healthz_request(own))
-            assert client.read_response().status == 200
+            client.close()
+
+
+def test_a_flood_over_the_cap_is_logged_as_one_warning(capped):
+    held = []
+    try:
+        held += hold_served(capped, LOOPBACK, PER_CLIENT_LIMIT)
         for _ in range(FLOOD_CONNECTIONS):
-            with connect_from(own, LOOPBACK) as extra:
+            with connect_from(capped, LOOPBACK) as extra:
                 assert extra.read_response().status == 503
-        assert healthz_from(own, OTHER_LOOPBACK) == 200
-        assert len(wait_for_warning(own, "per_client_limit")) == 1
+        assert healthz_from(capped, OTHER_LOOPBACK) == 200
+        assert len(wait_for_warning(capped, "per_client_limit")) == 1
     finally:
         for client in held:
             client.close()
