@@ -10,6 +10,15 @@ public struct AdminSettings: Sendable, Equatable {
     /// built-in default only turns the admin listener off with a warning, because another instance on the
     /// same machine (one per user, one per load-test worker) holds it, and the proxy must still run.
     public var listenIsExplicit = false
+    /// Time to receive a whole request head, counted from the accept or from the end of the last response.
+    /// Bytes arriving do not extend it, so a client trickling a head cannot hold a connection for ever.
+    public var headerTimeoutMs = 10_000
+    /// Connections one client address may hold at once, so one local process cannot take all of
+    /// `maxConnections` and shut scrapers and operators out.
+    public var maxConnectionsPerClient = 16
+
+    /// Admin connections open at once; more are refused on accept. Scrapers and operators need a handful.
+    public static let maxConnections = 64
 
     public init() {}
 }
@@ -17,11 +26,15 @@ public struct AdminSettings: Sendable, Equatable {
 extension AdminSettings {
     static let sectionName = "admin"
     static let listenKey = "listen"
+    /// A head is a line and a few fields: a client that needs longer than this is not sending one.
+    static let maximumHeaderTimeoutSeconds = 300
 
     static var configKeys: [ConfigKey<AdminSettings>] {
         [
             ConfigKey(listenKey, \.listen, .addresses(allowEmpty: true)),
             ConfigKey("allow_remote", \.allowRemote, .boolean),
+            ConfigKey("header_timeout", \.headerTimeoutMs, .milliseconds(fromSecondsUpTo: maximumHeaderTimeoutSeconds)),
+            ConfigKey("max_connections_per_client", \.maxConnectionsPerClient, .integer(in: 1...maxConnections)),
         ]
     }
 

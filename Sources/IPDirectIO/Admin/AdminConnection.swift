@@ -4,29 +4,38 @@ import IPDirectCore
 
 /// One connection to the admin listener: strict HTTP/1.1 heads (the proxy's own parser), origin-form
 /// targets, no request bodies, keep-alive, one request at a time (pipelined ones wait their turn). Requests
-/// a web page may have sent are refused before they are routed (`AdminRefusal`).
+/// a web page may have sent are refused before they are routed (`AdminRefusal`). Each head must arrive
+/// whole within `[admin] header_timeout` (`AdminHeadDeadline`).
 final class AdminConnection {
     /// An admin request is a request line and a few fields; anything larger is refused with 431 (414 when the
     /// request line alone does not fit).
     static let limits = HTTPHeadLimits(maxHeadBytes: 8 * 1024, maxFieldCount: 64)
-    /// A connection idle this long (no request, or a response it does not read) is closed.
-    static let idleTimeoutSeconds = 30
+    /// A response the client does not read for this long closes the connection. Waiting for a head has the
+    /// head deadline instead: a read timeout restarts on every byte, so a trickle never meets it.
+    static let writeTimeoutSeconds = 30
 
     unowned let server: AdminServer
     let bev: OpaquePointer
     let peer: String
+    /// The address the listener's per-client cap counted this connection under.
+    let client: IPAddress?
     /// The names this connection's requests may give the listener in Host and Origin.
     let authority: AdminAuthority
     /// The `/resolve` lookup in flight; later requests on this connection wait for it.
     private var pending: ResolveHandle?
     private var closeAfterWrite = false
     private var closed = false
+    private var deadline: AdminHeadDeadline
+    private let deadlineTimer: Timer
 
-    init(server: AdminServer, bev: OpaquePointer, peer: String, authority: AdminAuthority) {
+    init(server: AdminServer, bev: OpaquePointer, peer: String, client: IPAddress?, authority: AdminAuthority) {
         self.server = server
         self.bev = bev
         self.peer = peer
+        self.client = client
         self.authority = authority
+        deadline = AdminHeadDeadline(limitMillis: server.settings.headerTimeoutMs)
+        deadlineTimer = Timer(base: server.base)
     }
 
     private var input: OpaquePointer { bufferevent_get_input(bev) }
@@ -35,8 +44,10 @@ final class AdminConnection {
     func start() {
         bufferevent_setcb(bev, BufferEventCallbacks.adminRead, BufferEventCallbacks.adminWrite,
                           BufferEventCallbacks.adminEvent, Unmanaged.passUnretained(self).toOpaque())
-        var idle = timeval(tv_sec: AdminConnection.idleTimeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bev, &idle, &idle)
+        var write = timeval(tv_sec: AdminConnection.writeTimeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bev, nil, &write)
+        deadlineTimer.action = { [unowned self] in deadlinePassed() }
+        deadlineTimer.schedule(afterMillis: deadline.accepted(now: MonotonicClock.nowMicros()))
         bufferevent_enable(bev, Int16(EV_READ))
     }
 
@@ -45,7 +56,32 @@ final class AdminConnection {
     }
 
     func didDrain() {
-        if closeAfterWrite { close() }
+        if closeAfterWrite { return close() }
+        // A request waiting for the resolver starts the clock once its own response is out.
+        if pending == nil {
+            deadlineTimer.schedule(afterMillis: deadline.responseWritten(now: MonotonicClock.nowMicros()))
+        }
+    }
+
+    private func deadlinePassed() {
+        switch deadline.check(now: MonotonicClock.nowMicros(), partialHead: evbuffer_get_length(input) > 0) {
+        case .unarmed:
+            return
+        case .pending(let millis):
+            deadlineTimer.schedule(afterMillis: millis)
+        case .expired(let reason, let answer):
+            server.log(closing: peer, reason, details: "header_timeout_ms=\(deadline.limitMillis)")
+            // Written without waiting: a client too slow to send a head may not read either, and its slot
+            // is wanted back now.
+            if let answer { AdminConnection.sendWithoutWaiting(answer, to: bufferevent_getfd(bev)) }
+            close()
+        }
+    }
+
+    /// A response written straight to the socket, as much as fits now, for a connection about to be closed.
+    static func sendWithoutWaiting(_ response: AdminResponse, to fd: Int32) {
+        let bytes = response.bytes(persistence: .close, headOnly: false)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
     func didReceive(events: Int16) {
@@ -71,8 +107,10 @@ final class AdminConnection {
             case .incomplete:
                 return
             case .invalid(let failure):
+                deadline.headReceived()
                 return send(.text(failure.status, failure.reason), method: "-", target: "-", persistence: .close, headOnly: false)
             case .complete(let head):
+                deadline.headReceived()
                 let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
                 let fields = AdminRequestFields(head, in: bytes)
                 let originTarget: String?
@@ -147,6 +185,7 @@ final class AdminConnection {
     func close() {
         guard !closed else { return }
         closed = true
+        deadlineTimer.cancel()
         pending?.cancel()
         pending = nil
         bufferevent_setcb(bev, nil, nil, nil, nil)

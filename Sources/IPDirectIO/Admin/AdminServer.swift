@@ -7,12 +7,14 @@ import IPDirectCore
 /// provider never holds up a worker. It reads the workers' metrics cells and the resolver's state, each
 /// under its own lock, and resolves through the same cache and sources as the proxy.
 ///
+/// Local clients cannot shut the listener: a head must arrive whole within `[admin] header_timeout`, and
+/// one client address holds at most `[admin] max_connections_per_client` of its `AdminSettings.maxConnections`.
+///
 /// `@unchecked Sendable`: everything but `start`/`stop` runs on the admin thread once `start` has run.
 final class AdminServer: @unchecked Sendable {
-    /// Admin connections open at once; more are closed on accept. Scrapers and operators need a handful.
-    static let maxConnections = 64
-
     let base = EventBase()
+    /// Taken at startup; a reload does not change them.
+    let settings: AdminSettings
     /// Replaced on the admin thread by `apply`, so `/resolve` follows reloads as the proxy does.
     private(set) var resolver: ResolverChain
     private let mailbox: LoopMailbox
@@ -25,11 +27,15 @@ final class AdminServer: @unchecked Sendable {
     private let health: UpstreamHealth?
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
+    private var limits: AdminConnectionLimits
+    private var closureLog = AdminClosureLog()
     private var thread: pthread_t?
 
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
          resolverService: ResolverService, health: UpstreamHealth? = nil) throws(StartupError) {
         self.sockets = sockets
+        settings = config.admin
+        limits = AdminConnectionLimits(perClient: config.admin.maxConnectionsPerClient, total: AdminSettings.maxConnections)
         boundAddresses = sockets.map(\.boundAddress)
         self.health = health
         self.registry = registry
@@ -81,9 +87,11 @@ final class AdminServer: @unchecked Sendable {
     }
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
-        let peer = address.flatMap { SocketAddress(sockaddr: $0) }?.description ?? "-"
-        guard connections.count < AdminServer.maxConnections else {
-            Logger.warning("event=admin_connection_refused client=\(peer) reason=too_many_connections limit=\(AdminServer.maxConnections)")
+        let peerAddress = address.flatMap { SocketAddress(sockaddr: $0) }
+        let peer = peerAddress?.description ?? "-"
+        if let refused = limits.admit(peerAddress?.ip) {
+            log(closing: peer, refused, details: "limit=\(limits.limit(for: refused))")
+            AdminConnection.sendWithoutWaiting(limits.refusal(refused), to: fd)
             Glibc.close(fd)
             return
         }
@@ -91,16 +99,31 @@ final class AdminServer: @unchecked Sendable {
         guard let local = SocketAddress(localOf: fd),
               let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             Glibc.close(fd)
+            limits.release(peerAddress?.ip)
             return
         }
         let authority = AdminAuthority(listening: boundAddresses, arrivedOn: local)
-        let connection = AdminConnection(server: self, bev: bev, peer: peer, authority: authority)
+        let connection = AdminConnection(server: self, bev: bev, peer: peer, client: peerAddress?.ip, authority: authority)
         connections[ObjectIdentifier(connection)] = connection
         connection.start()
     }
 
     func connectionEnded(_ connection: AdminConnection) {
-        connections.removeValue(forKey: ObjectIdentifier(connection))
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            limits.release(connection.client)
+        }
+    }
+
+    /// One line per connection closed unserved, at warning only as often as `AdminClosureLog` allows, so a
+    /// flood of refused connections cannot flood the log.
+    func log(closing peer: String, _ reason: AdminClosure, details: String) {
+        let line = "event=admin_connection_closed client=\(peer) reason=\(reason) \(details)"
+        switch closureLog.note(reason, now: MonotonicClock.nowMicros()) {
+        case .debug:
+            Logger.debug(line)
+        case .warning(let suppressed):
+            Logger.warning(suppressed > 0 ? "\(line) suppressed=\(suppressed)" : line)
+        }
     }
 
     /// The answer for the routes served from what is in memory now; nil for `/resolve`, which may wait.

@@ -54,4 +54,29 @@ import Testing
         }
         #expect(error.diagnostics.map(\.line) == [3])
     }
+
+    @Test func guardsAgainstSlowAndGreedyClientsByDefault() {
+        #expect(Config.defaults.admin.headerTimeoutMs == 10_000)
+        #expect(Config.defaults.admin.maxConnectionsPerClient == 16)
+        #expect(Config.defaults.admin.maxConnectionsPerClient < AdminSettings.maxConnections)
+    }
+
+    @Test func readsTheHeadDeadlineInSecondsAndThePerClientCap() throws {
+        let admin = try Config.parse("[admin]\nheader_timeout = 2.5\nmax_connections_per_client = 4\n").get().admin
+        #expect(admin.headerTimeoutMs == 2_500)
+        #expect(admin.maxConnectionsPerClient == 4)
+    }
+
+    @Test(arguments: [
+        ("header_timeout = 0", "header_timeout: 0 is not a positive number of seconds"),
+        ("header_timeout = 301", "header_timeout: 301 seconds is more than the maximum of 300"),
+        ("header_timeout = \"10s\"", "header_timeout: expected a number of seconds"),
+        ("max_connections_per_client = 0", "max_connections_per_client: 0 is out of range (1-64)"),
+        ("max_connections_per_client = 65", "max_connections_per_client: 65 is out of range (1-64)"),
+    ])
+    func refusesABadGuardSetting(line: String, message: String) {
+        let messages = Self.diagnostics("[admin]\n\(line)\n")
+        #expect(messages.count == 1)
+        #expect(messages.first?.hasPrefix(message) == true, "\(messages)")
+    }
 }

@@ -52,7 +52,8 @@ class ConfigAdditions:
     The admin listener is off unless `admin` is set: then it listens on a free loopback port
     (`IpdirectProxy.admin_port`), so instances never compete for its default port. `default_admin` leaves
     the [admin] section out instead, so the built-in default (127.0.0.1:8081) applies, as for a user running
-    the default configuration; instances started so may compete for it. `pac_keys` go in [pac]."""
+    the default configuration; instances started so may compete for it. `admin_keys` go in [admin] next to
+    its `listen`; `pac_keys` go in [pac]."""
     proxy_keys: dict[str, object] = field(default_factory=dict)
     tls_keys: dict[str, object] = field(default_factory=dict)
     resolver_keys: dict[str, object] = field(default_factory=dict)
@@ -60,6 +61,7 @@ class ConfigAdditions:
     sections: str = ""
     admin: bool = False
     default_admin: bool = False
+    admin_keys: dict[str, object] = field(default_factory=dict)
     pac_keys: dict[str, object] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
 
@@ -83,7 +85,7 @@ def ipdirect_config_text(listen: list[str], network: Network, ca_file: Path,
     resolver = {"order": ["hosts", "system"], "system_nameservers": [network.dns_server], **additions.resolver_keys}
     # The origins are on loopback, which is not a public address.
     access = {"connect_ports": network.connect_ports, "allow_private_upstreams": True, **additions.access_keys}
-    admin = "" if additions.default_admin else f"[admin]\nlisten = {_toml(admin_listen or [])}\n"
+    admin = "" if additions.default_admin else f"[admin]\n{_keys({'listen': admin_listen or [], **additions.admin_keys})}"
     proxy = {"listen": listen, **{key: getattr(settings, key) for key in ProxySettings.__dataclass_fields__},
              "access_log": "-", **additions.proxy_keys}
     return f"""# Written by the end-to-end tests for one test run.
