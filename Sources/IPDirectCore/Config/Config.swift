@@ -10,6 +10,7 @@ public struct Config: Sendable, Equatable {
     public var tls = TLSSettings()
     public var admin = AdminSettings()
     public var pac = PACSettings()
+    public var dns = DNSSettings()
 
     public init() {}
 
@@ -64,6 +65,7 @@ public struct Config: Sendable, Equatable {
             TLSSettings.section,
             AdminSettings.section,
             .keyed("pac", \.pac, keys: PACSettings.configKeys),
+            DNSSettings.section,
         ]
     }
 

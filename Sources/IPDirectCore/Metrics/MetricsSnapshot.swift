@@ -67,6 +67,7 @@ public struct MetricsSnapshot: Sendable, Equatable {
                         help: "TLS handshakes with upstreams that failed, by Proxy-Status error type.")
         upstreams.render(&page, prefix: p)
         auth.render(&page, prefix: p)
+        traffic.dns.render(&page, prefix: p)
 
         page.family(p + "resolver_queries_total", .counter, help: "Queries to resolver sources, by source and outcome.")
         for source in sources.queries.keys.sorted() {

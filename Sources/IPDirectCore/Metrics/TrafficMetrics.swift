@@ -42,6 +42,8 @@ public struct TrafficMetrics: Sendable, Equatable {
     public var connectDuration = LatencyHistogram()
     /// Time from the request head to the response head, per forwarded request that got one.
     public var firstByteDuration = LatencyHistogram()
+    /// The DNS listener's queries, answered on this worker.
+    public var dns = DNSListenerCounters()
 
     public init() {}
 
@@ -78,5 +80,6 @@ public struct TrafficMetrics: Sendable, Equatable {
         resolveDuration.add(other.resolveDuration)
         connectDuration.add(other.connectDuration)
         firstByteDuration.add(other.firstByteDuration)
+        dns.add(other.dns)
     }
 }

@@ -87,6 +87,8 @@ public struct Resolution: Sendable, Equatable {
 public struct ResolveFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
         case notFound
+        /// The name exists but has no A or AAAA record (RFC 2308 §2.2 NODATA); says which source answered.
+        case noAddresses(source: String)
         case timeout
         case failed(String)
     }
@@ -105,6 +107,7 @@ public struct ResolveFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var reasonText: String {
         switch reason {
         case .notFound: return "no such name"
+        case .noAddresses(let source): return "\(host) has no A or AAAA record (\(source))"
         case .timeout: return "resolver timed out"
         case .failed(let why): return why
         }
@@ -114,7 +117,7 @@ public struct ResolveFailure: Error, Sendable, Equatable, CustomStringConvertibl
         switch reason {
         case .notFound: return ProxyError(status: 502, kind: .dnsError, details: description)
         case .timeout: return ProxyError(status: 504, kind: .dnsTimeout, details: description)
-        case .failed: return ProxyError(status: 502, kind: .dnsError, details: description)
+        case .failed, .noAddresses: return ProxyError(status: 502, kind: .dnsError, details: description)
         }
     }
 }

@@ -10,6 +10,8 @@ enum Logger {
     static func info(_ message: @autoclosure () -> String) { write(.info, message) }
     static func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
     static func error(_ message: @autoclosure () -> String) { write(.error, message) }
+    /// At a level the configuration chose (a per-query line, say).
+    static func log(_ level: LogLevel, _ message: @autoclosure () -> String) { write(level, message) }
 
     private static func write(_ level: LogLevel, _ message: () -> String) {
         guard rank(level) >= rank(threshold) else { return }

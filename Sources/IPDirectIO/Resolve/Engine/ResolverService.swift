@@ -145,7 +145,7 @@ final class ResolverService: @unchecked Sendable {
 
     /// What a negative answer (RFC 2308), fresh or cached, tells the client.
     static func negative(_ host: String, source: ResolutionSource, nameDoesNotExist: Bool) -> ResolveFailure {
-        ResolveFailure(host: host, reason: nameDoesNotExist ? .notFound : .failed("\(host) has no A or AAAA record (\(source))"))
+        ResolveFailure(host: host, reason: nameDoesNotExist ? .notFound : .noAddresses(source: source.description))
     }
 
     /// The clock of every cache instant: monotonic milliseconds.

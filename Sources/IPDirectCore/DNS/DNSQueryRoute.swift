@@ -1,0 +1,80 @@
+/// Where a query to the DNS listener goes: looked up as the proxy looks names up, or answered at once.
+public enum DNSQueryRoute: Equatable, Sendable {
+    /// Looked up through `[hosts]`, the cache and the sources; `families` are the ones the answer holds.
+    case lookUp(host: String, families: [AddressFamily])
+    /// Answered now; `note` says why, for the query log.
+    case answer(DNSResponseMessage, note: String)
+}
+
+/// Decides, for each query, whether HTTPDNS may hear of its name. Names that only mean something on this
+/// machine or network never leave it (RFC 6761, 6762, 7686, 8375; private reverse zones as RFC 6303 and
+/// dnsmasq's `--bogus-priv`), nor do `[resolver] bypass` names.
+public struct DNSQueryRouter: Sendable {
+    public let settings: DNSSettings
+    public let bypass: [HostPattern]
+
+    public init(settings: DNSSettings, bypass: [HostPattern]) {
+        self.settings = settings
+        self.bypass = bypass
+    }
+
+    /// Suffixes of names that are never asked of HTTPDNS (without the leading dot).
+    static let localSuffixes = ["local", "home.arpa", "onion", "invalid"]
+
+    public func route(_ query: DNSQueryMessage) -> DNSQueryRoute {
+        guard let host = query.name.hostName else {
+            return .answer(query.response(rcode: .refused), note: "name holds octets no host name has")
+        }
+        if host == "localhost" || host.hasSuffix(".localhost") {
+            return .answer(localhost(query), note: "localhost (RFC 6761)")
+        }
+        if settings.firefoxCanary, host == DNSSettings.firefoxCanaryName {
+            return .answer(negative(query, .nameError), note: "Firefox DoH canary")
+        }
+        if query.type == DNSType.ptr, let reverse = ReverseName(host), reverse.isPrivate {
+            return .answer(negative(query, .nameError), note: "reverse lookup of a private range")
+        }
+        if let reason = neverAskedReason(host) {
+            return .answer(negative(query, .nameError), note: reason)
+        }
+        switch query.type {
+        case DNSType.a: return .lookUp(host: host, families: [.v4])
+        case DNSType.aaaa: return .lookUp(host: host, families: [.v6])
+        // RFC 8482 §4.1: a subset of what there is; the addresses are what ipdirect has.
+        case DNSType.any: return .lookUp(host: host, families: [.v4, .v6])
+        // Their address hints would bypass the ranking (RFC 9460 §7.3): the client falls back to A and AAAA.
+        case DNSType.https, DNSType.svcb: return .answer(negative(query, .noError), note: "HTTPS and SVCB are answered empty")
+        default:
+            return .answer(query.response(rcode: .refused), note: "only A, AAAA and ANY are served")
+        }
+    }
+
+    private func neverAskedReason(_ host: String) -> String? {
+        if !host.contains(".") { return "single-label name" }
+        if let suffix = Self.localSuffixes.first(where: { host == $0 || host.hasSuffix("." + $0) }) {
+            return "local-use name (.\(suffix))"
+        }
+        if bypass.contains(where: { $0.matches(host) }) { return "resolver.bypass" }
+        return nil
+    }
+
+    private func localhost(_ query: DNSQueryMessage) -> DNSResponseMessage {
+        var response = query.response()
+        let ttl = UInt32(settings.hostsTTLSeconds)
+        if query.type == DNSType.a || query.type == DNSType.any {
+            response.answers.append(.address(.v4(0x7F00_0001), owner: query.name, ttl: ttl))
+        }
+        if query.type == DNSType.aaaa || query.type == DNSType.any {
+            response.answers.append(.address(.v6(0, 1), owner: query.name, ttl: ttl))
+        }
+        if response.answers.isEmpty { response.authority = [.negativeAnswerSOA(owner: query.name, ttl: ttl)] }
+        return response
+    }
+
+    /// NXDOMAIN, or NODATA with `.noError`: no answer and a made-up SOA (RFC 2308 §2).
+    func negative(_ query: DNSQueryMessage, _ rcode: DNSExtendedResponseCode) -> DNSResponseMessage {
+        var response = query.response(rcode: rcode)
+        response.authority = [.negativeAnswerSOA(owner: query.name, ttl: UInt32(settings.negativeTTLSeconds))]
+        return response
+    }
+}

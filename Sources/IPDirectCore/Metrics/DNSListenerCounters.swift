@@ -1,0 +1,47 @@
+/// The DNS listener's numbers, kept per worker and added up for `/metrics`. Label values are a fixed set:
+/// the query type is a name only for the types listed in `DNSType`, else `other`.
+public struct DNSListenerCounters: Sendable, Equatable {
+    public struct QueryKey: Hashable, Sendable {
+        public var transport: String
+        public var qtype: String
+        public var rcode: String
+    }
+
+    public var queries: [QueryKey: UInt64] = [:]
+    /// UDP answers that left records out and set TC.
+    public var truncated: UInt64 = 0
+    /// Non-public addresses left out of a public name's answer (rebinding guard).
+    public var rebindingDrops: UInt64 = 0
+    /// Messages dropped unanswered: unreadable, not a query, or from a client outside `[access] clients`
+    /// on UDP (refused there with REFUSED, which is counted as a query).
+    public var dropped: UInt64 = 0
+
+    public init() {}
+
+    public mutating func countQuery(transport: String, type: UInt16, rcode: DNSExtendedResponseCode) {
+        let typeName = DNSType.name(type)
+        let label = typeName.hasPrefix("TYPE") ? "other" : typeName
+        queries[QueryKey(transport: transport, qtype: label, rcode: rcode.description), default: 0] += 1
+    }
+
+    public mutating func add(_ other: DNSListenerCounters) {
+        queries.merge(other.queries, uniquingKeysWith: +)
+        truncated += other.truncated
+        rebindingDrops += other.rebindingDrops
+        dropped += other.dropped
+    }
+
+    func render(_ page: inout PrometheusText, prefix p: String) {
+        page.family(p + "dns_queries_total", .counter, help: "Queries the DNS listener answered, by transport, type and RCODE.")
+        for key in queries.keys.sorted(by: { ($0.transport, $0.qtype, $0.rcode) < ($1.transport, $1.qtype, $1.rcode) }) {
+            page.sample(p + "dns_queries_total",
+                        labels: [("transport", key.transport), ("qtype", key.qtype), ("rcode", key.rcode)], queries[key] ?? 0)
+        }
+        page.single(p + "dns_truncated_total", .counter, help: "UDP answers sent with TC set and records left out.", truncated)
+        page.single(p + "dns_rebinding_drops_total", .counter,
+                    help: "Non-public addresses left out of answers for public names (allow_private_upstreams = false).",
+                    rebindingDrops)
+        page.single(p + "dns_dropped_total", .counter, help: "DNS messages dropped unanswered (unreadable or not a query).",
+                    dropped)
+    }
+}
