@@ -58,14 +58,9 @@ public struct AccessLogRecord: Sendable {
         line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
         line += " attempts=\(attempts) rank=\(addressRank.map(String.init) ?? "-")"
-        line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map(AccessLogRecord.token) ?? "-")"
+        line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map { LogQuote.token($0) } ?? "-")"
         if !note.isEmpty { line += " note=\"\(note)\"" }
         line += "\n"
         return line
-    }
-
-    /// A name as one log token: what a client sent never splits or forges a line.
-    static func token(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" ? Character($0) : "?" })
     }
 }
