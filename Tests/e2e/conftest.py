@@ -10,6 +10,7 @@ import pytest
 import requests
 
 from harness.blackhole_listener import BlackholeListener
+from harness.body_echo_origin import BodyEchoOrigin
 from harness.certificates import CertificatePair, OriginCertificates, make_test_certificates
 from harness.counting_origin import CountingOrigin
 from harness.digest_origin import DigestOrigin
@@ -113,6 +114,13 @@ def counting_origin_server():
 @pytest.fixture(scope="session")
 def digest_origin():
     origin = DigestOrigin().start()
+    yield origin
+    origin.stop()
+
+
+@pytest.fixture(scope="session")
+def body_echo_origin():
+    origin = BodyEchoOrigin().start()
     yield origin
     origin.stop()
 

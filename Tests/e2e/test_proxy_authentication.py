@@ -42,6 +42,10 @@ ALLOWED_FAILURES = 5
 FIRST_HOLD_MS = 10_000
 # A client address of its own for the slow-down test, so its hold concerns no other request.
 GUESSING_CLIENT = "127.0.0.3"
+# A user name far longer than a log line may be, whose Basic credentials still fit in a request head.
+LONG_USER_BYTES = 20_000
+# The longest log line that user name may produce: a bounded quote of it plus the line's own fields.
+MAX_LOG_LINE_BYTES = 600
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +140,19 @@ def test_unusable_credentials_get_407_even_when_they_hold_the_right_password(gua
     response = fetch(guarded, network.plain_url(), network.plain_authority(), fields)
     assert response.status == 407, response.describe()
     assert response.header_values("Proxy-Authenticate") == [BASIC_CHALLENGE], response.describe()
+
+
+def test_a_20_kilobyte_user_name_is_logged_as_a_short_prefix(guarded, network):
+    user = "m" * LONG_USER_BYTES
+    response = fetch(guarded, network.plain_url(), network.plain_authority(),
+                     proxy_authorization(user, WRONG_PASSWORD))
+    assert response.status == 407, response.describe()
+    wait_for_event(guarded, "auth_failed", "reason=unknown_user", f"…({LONG_USER_BYTES} bytes)")
+    guarded.wait_for_access_log(network.plain_authority(), "status=407")
+    lines = guarded.stderr_since_mark().splitlines() + guarded.access_log_since_mark().splitlines()
+    long_lines = [line for line in lines if len(line.encode()) > MAX_LOG_LINE_BYTES]
+    assert not long_lines, f"{len(long_lines)} log lines over {MAX_LOG_LINE_BYTES} bytes, the first " \
+                           f"{len(long_lines[0].encode())} bytes long: {long_lines[0][:300]}..."
 
 
 def test_a_password_with_a_colon_and_non_ascii_letters_is_read_as_utf8(start_ipdirect, tmp_path, network):

@@ -26,6 +26,16 @@ PAST_SHORT_TTL_SECONDS = SHORT_TTL + 0.6
 # The shortest period between saves ipdirect accepts, and how long to wait for a periodic save.
 CACHE_WRITE_INTERVAL = 10
 PERIODIC_SAVE_WAIT_SECONDS = CACHE_WRITE_INTERVAL + 8.0
+# A damaged cache file line far longer than any log line may be.
+LONG_FIELD_BYTES = 300_000
+# The longest log line a damaged line may produce: a bounded quote of it plus the event's own words.
+MAX_LOG_LINE_BYTES = 600
+# A cache file line with a 300 KB field, by the field that is too long; each is quoted in the problem's reason.
+LONG_FIELD_LINES = {
+    "version": "x" * LONG_FIELD_BYTES + "\n",
+    "name": "ipdirect-cache 1\n" + "n" * LONG_FIELD_BYTES + " v4 1763824490000 300 127.0.0.1 system\n",
+    "address": "ipdirect-cache 1\nlong.test v4 1763824490000 300 " + "9" * LONG_FIELD_BYTES + " system\n",
+}
 
 
 def cache_additions(stub, cache_file, **resolver_keys):
@@ -178,3 +188,21 @@ def test_damaged_cache_file_is_reported_and_replaced(ipdirects, httpdns_stub, ne
     # A new file renamed over the old one, never the old one rewritten in place.
     assert cache_file.stat().st_ino != damaged_inode
     assert leftover_temporaries(cache_file) == []
+
+
+@pytest.mark.parametrize("long_field", sorted(LONG_FIELD_LINES))
+def test_a_cache_file_line_of_300_kilobytes_is_quoted_in_the_log_as_a_short_prefix(ipdirects, httpdns_stub, tmp_path,
+                                                                                   long_field):
+    cache_file = tmp_path / "resolver.cache"
+    cache_file.write_text(LONG_FIELD_LINES[long_field])
+    proxy = ipdirects.start(cache_additions(httpdns_stub, cache_file))
+    # Lengths first: parsing the fields of a 300 KB line takes minutes.
+    wait_until(lambda: "event=cache_file_loaded" in proxy.process.stderr_text(), "event=cache_file_loaded")
+    lines = proxy.process.stderr_text().splitlines()
+    long_lines = [line for line in lines if len(line.encode()) > MAX_LOG_LINE_BYTES]
+    assert not long_lines, f"{len(long_lines)} log lines over {MAX_LOG_LINE_BYTES} bytes, the first " \
+                           f"{len(long_lines[0].encode())} bytes long: {long_lines[0][:300]}..."
+    [problem] = events("\n".join(lines), "cache_file_problem")
+    assert f"({LONG_FIELD_BYTES} bytes)" in problem["reason"], problem
+    [loaded] = events("\n".join(lines), "cache_file_loaded")
+    assert (loaded["entries"], loaded["problems"]) == ("0", "1"), loaded

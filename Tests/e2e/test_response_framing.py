@@ -2,6 +2,8 @@
 
 import pytest
 
+from harness.body_echo_origin import (ONE_BYTE_CHUNKS_BODY, ONE_BYTE_CHUNKS_PATH, ONE_BYTE_CHUNKS_TRAILER,
+                                      received_request)
 from harness.nginx_origin import STATIC_PAGE_TEXT
 from harness.raw_http import RawConnection, get_request
 
@@ -73,3 +75,14 @@ def test_host_and_cookie_arrive_unchanged(proxy, network, cookie_lines, cookie_s
         response = client.read_response()
     assert response.status == 200
     assert response.text.startswith(f"host={network.plain_authority()} cookie={cookie_seen} "), response.text
+
+
+def test_a_chunked_response_of_one_byte_chunks_arrives_whole_with_its_trailer(proxy, body_echo_origin):
+    with RawConnection(proxy.address) as client:
+        client.send(get_request(body_echo_origin.url(ONE_BYTE_CHUNKS_PATH), body_echo_origin.authority))
+        response = client.read_response()
+        assert response.status == 200 and response.body == ONE_BYTE_CHUNKS_BODY, response.describe()
+        assert response.trailers == [ONE_BYTE_CHUNKS_TRAILER], response.trailers
+        # A response framed wrong would leave bytes behind that spoil the next one.
+        client.send(get_request(body_echo_origin.url("/after-one-byte-chunks"), body_echo_origin.authority))
+        assert received_request(client.read_response())["path"] == "/after-one-byte-chunks"

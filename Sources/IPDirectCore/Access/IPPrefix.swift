@@ -16,11 +16,11 @@ public struct IPPrefix: Hashable, Sendable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .notAPrefix(let text):
-                return "'\(text)' is not an address or a prefix such as 192.168.0.0/16 or fd00::/8"
+                return "\(LogQuote.singleQuoted(text)) is not an address or a prefix such as 192.168.0.0/16 or fd00::/8"
             case .lengthOutOfRange(let text, let maximum):
-                return "'\(text)': the prefix length must be 0-\(maximum)"
+                return "\(LogQuote.singleQuoted(text)): the prefix length must be 0-\(maximum)"
             case .hostBitsSet(let text, let network):
-                return "'\(text)' has bits set past the prefix length; the network is \(network)"
+                return "\(LogQuote.singleQuoted(text)) has bits set past the prefix length; the network is \(network)"
             }
         }
     }

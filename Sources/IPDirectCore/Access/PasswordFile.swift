@@ -62,7 +62,7 @@ public struct PasswordFile: Sendable, Equatable {
                 problems.append(Problem(line: number, message: refusal.message))
             case .success(let (user, hash)):
                 if let first = firstLines[user] {
-                    problems.append(Problem(line: number, message: "user \(user) is listed twice (first on line \(first))"))
+                    problems.append(Problem(line: number, message: "user \(LogQuote.token(user)) is listed twice (first on line \(first))"))
                 } else {
                     firstLines[user] = number
                     hashes[user] = hash
@@ -84,10 +84,10 @@ public struct PasswordFile: Sendable, Equatable {
         }
         let hash = fields[1]
         guard let scheme = PasswordHashScheme(hash: hash) else {
-            return .failure("user \(user): \(refusedForm(hash)); \(remedy)")
+            return .failure("user \(LogQuote.token(user)): \(refusedForm(hash)); \(remedy)")
         }
         guard scheme.isWellFormed(hash) else {
-            return .failure("user \(user): damaged \(scheme) hash; \(remedy)")
+            return .failure("user \(LogQuote.token(user)): damaged \(scheme) hash; \(remedy)")
         }
         return .success((user, String(hash)))
     }

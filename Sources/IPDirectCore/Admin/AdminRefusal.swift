@@ -40,8 +40,8 @@ public enum AdminRefusal: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .misdirected(let host): return "misdirected host=\(host)"
-        case .foreignOrigin(let origin): return "foreign_origin origin=\(JSONText.quoted(origin))"
+        case .misdirected(let host): return "misdirected host=\(LogQuote.token(host))"
+        case .foreignOrigin(let origin): return "foreign_origin origin=\(LogQuote.quoted(origin))"
         case .missingMarker: return "missing_marker field=\(AdminRequestFields.markerName)"
         }
     }

@@ -60,7 +60,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case "/upstreams": self = .upstreams
         case "/cache/flush":
             if let name = query["name"] {
-                self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: '\(name)' is not a host name")
+                self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: \(LogQuote.singleQuoted(name)) is not a host name")
             } else {
                 self = .cacheFlush(name: nil)
             }
@@ -76,12 +76,12 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
 
     private static func resolveRoute(_ query: [String: String]) -> AdminRoute {
         guard let rawName = query["name"] else { return .badRequest(reason: "name is required") }
-        guard let name = checkedName(rawName) else { return .badRequest(reason: "name: '\(rawName)' is not a host name") }
+        guard let name = checkedName(rawName) else { return .badRequest(reason: "name: \(LogQuote.singleQuoted(rawName)) is not a host name") }
         let family: AddressFamily
         switch query["type"]?.uppercased() ?? "A" {
         case "A", "1": family = .v4
         case "AAAA", "28": family = .v6
-        case let other: return .badRequest(reason: "type: '\(other)' is not A or AAAA")
+        case let other: return .badRequest(reason: "type: \(LogQuote.singleQuoted(other)) is not A or AAAA")
         }
         return .resolve(name: name, family: family)
     }

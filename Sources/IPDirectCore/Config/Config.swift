@@ -40,7 +40,7 @@ public struct Config: Sendable, Equatable {
             }
             guard case .table(let table) = entry.value.kind else {
                 diagnostics.append(ConfigDiagnostic(
-                    line: entry.line, message: "'\(entry.key)' must be a section, written [\(entry.key)]"))
+                    line: entry.line, message: "\(LogQuote.singleQuoted(entry.key)) must be a section, written [\(LogQuote.token(entry.key))]"))
                 continue
             }
             diagnostics += section.apply(table, &config)
@@ -79,7 +79,7 @@ public struct Config: Sendable, Equatable {
         default:
             let names = sections.map(\.name).joined(separator: "], [")
             return ConfigDiagnostic(
-                line: entry.line, message: "unknown key '\(key)' outside any section; keys belong in [\(names)]")
+                line: entry.line, message: "unknown key \(LogQuote.singleQuoted(key)) outside any section; keys belong in [\(names)]")
         }
     }
 }

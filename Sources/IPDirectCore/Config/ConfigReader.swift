@@ -17,7 +17,7 @@ struct ConfigValueProblems: Error, CustomStringConvertible {
 }
 
 /// Why a value was refused, before the reader adds the key name and line. Written as a string
-/// literal: `.failure("'\(text)' is not an IP address")`.
+/// literal: `.failure("\(LogQuote.singleQuoted(text)) is not an IP address")`.
 struct ConfigRejection: Error, ExpressibleByStringInterpolation, CustomStringConvertible {
     var message: String
 
@@ -148,7 +148,7 @@ extension ConfigReader where Value: RawRepresentable & CaseIterable, Value.RawVa
         ConfigReader<String>.string.then { text in
             if let choice = Value(rawValue: text) { return .success(choice) }
             let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
-            return .failure("'\(text)' is not one of \(allowed)")
+            return .failure("\(LogQuote.singleQuoted(text)) is not one of \(allowed)")
         }
     }
 }

@@ -24,6 +24,6 @@ struct ConfigSection {
         if case .table = entry.value.kind {
             return ConfigDiagnostic(line: entry.line, message: "unknown section [\(section).\(key)]")
         }
-        return ConfigDiagnostic(line: entry.line, message: "unknown key '\(key)' in [\(section)]")
+        return ConfigDiagnostic(line: entry.line, message: "unknown key \(LogQuote.singleQuoted(key)) in [\(section)]")
     }
 }

@@ -11,7 +11,7 @@ extension HTTPDNSProviderTable {
             if case .table = entry.value.kind {
                 return ConfigDiagnostic(line: entry.line, message: "unknown section [\(dottedName).\(key)]")
             }
-            return ConfigDiagnostic(line: entry.line, message: "unknown key '\(key)' in \(header)")
+            return ConfigDiagnostic(line: entry.line, message: "unknown key \(LogQuote.singleQuoted(key)) in \(header)")
         }
         var problems: Problems = keyProblems.map { ($0.line, $0.message) }
         for required in [Key.name, Key.format, Key.url] where table[required] == nil {
@@ -157,7 +157,7 @@ extension HTTPDNSProviderTable {
             if let bootstrap = written.bootstrap { return bootstrap }
             guard !has(Key.bootstrap), let url = written.url else { return nil }
             if let address = url.hostAddress { return [address] }
-            problems.append((headerLine, "\(header) has no \(Key.bootstrap): the URL's host '\(url.host)' is never looked up through DNS, so list the IP addresses to reach it at"))
+            problems.append((headerLine, "\(header) has no \(Key.bootstrap): the URL's host \(LogQuote.singleQuoted(url.host)) is never looked up through DNS, so list the IP addresses to reach it at"))
             return nil
         }
     }
@@ -187,7 +187,7 @@ extension ConfigReader where Value == [HTTPDNSProviderSettings] {
                    case .string(let name) = nameEntry.value.kind
                 {
                     if let firstLine = firstLines[name] {
-                        problems.append((nameEntry.line, "\(HTTPDNSProviderTable.Key.name): '\(name)' names two providers (first on line \(firstLine))"))
+                        problems.append((nameEntry.line, "\(HTTPDNSProviderTable.Key.name): \(LogQuote.singleQuoted(name)) names two providers (first on line \(firstLine))"))
                         continue
                     }
                     firstLines[name] = nameEntry.line

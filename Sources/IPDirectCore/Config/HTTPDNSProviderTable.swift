@@ -74,11 +74,11 @@ extension ConfigReader where Value == String {
         string.then { text in
             let isNameByte: (UInt8) -> Bool = { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
             guard !text.isEmpty, text.utf8.count <= HTTPDNSProviderSettings.maximumNameLength, text.utf8.allSatisfy(isNameByte) else {
-                return .failure("'\(text)' is not a provider name (1-\(HTTPDNSProviderSettings.maximumNameLength) letters, digits, '.', '_' or '-')")
+                return .failure("\(LogQuote.singleQuoted(text)) is not a provider name (1-\(HTTPDNSProviderSettings.maximumNameLength) letters, digits, '.', '_' or '-')")
             }
             // Logs, the access log and the cache file name answers by source; these names are taken.
             if HTTPDNSProviderSettings.reservedNames.contains(text) {
-                return .failure("'\(text)' names another resolver source; choose another provider name")
+                return .failure("\(LogQuote.singleQuoted(text)) names another resolver source; choose another provider name")
             }
             return .success(text)
         }
@@ -89,7 +89,7 @@ extension ConfigReader where Value == String {
         string.then { text in
             let isIDByte: (UInt8) -> Bool = { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
             guard !text.isEmpty, text.utf8.count <= HTTPDNSProviderTable.maximumCredentialIDLength, text.utf8.allSatisfy(isIDByte) else {
-                return .failure("'\(text)' is not an ID (1-\(HTTPDNSProviderTable.maximumCredentialIDLength) letters, digits, '-' or '_')")
+                return .failure("\(LogQuote.singleQuoted(text)) is not an ID (1-\(HTTPDNSProviderTable.maximumCredentialIDLength) letters, digits, '-' or '_')")
             }
             return .success(text)
         }
@@ -102,7 +102,7 @@ extension ConfigReader where Value == String {
             let isNameByte: (UInt8) -> Bool = { isAlphanumeric($0) || $0 == UInt8(ascii: "_") }
             guard let first = text.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
                   text.utf8.allSatisfy(isNameByte)
-            else { return .failure("'\(text)' is not an environment variable name (letters, digits and '_', not starting with a digit)") }
+            else { return .failure("\(LogQuote.singleQuoted(text)) is not an environment variable name (letters, digits and '_', not starting with a digit)") }
             return .success(text)
         }
     }
@@ -125,9 +125,9 @@ extension ConfigReader where Value == IPAddress {
         ConfigReader<String>.string.then { text in
             if let ip = IPAddress(text) { return .success(ip) }
             if SocketAddress(text) != nil {
-                return .failure("'\(text)' has a port; bootstrap addresses take none (the URL's port is used)")
+                return .failure("\(LogQuote.singleQuoted(text)) has a port; bootstrap addresses take none (the URL's port is used)")
             }
-            return .failure("'\(text)' is not an IP address (bootstrap addresses are never looked up through DNS)")
+            return .failure("\(LogQuote.singleQuoted(text)) is not an IP address (bootstrap addresses are never looked up through DNS)")
         }
     }
 }

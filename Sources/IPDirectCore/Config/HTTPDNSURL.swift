@@ -55,7 +55,7 @@ extension HTTPDNSURL {
     /// The URL `text` spells, or why it is not one ipdirect can query.
     static func parse(_ text: String) -> Result<HTTPDNSURL, ConfigRejection> {
         if text.unicodeScalars.contains(where: { !$0.isASCII || $0.value <= 0x20 || $0.value == 0x7F }) {
-            return .failure("'\(text)' contains spaces, control or non-ASCII characters; percent-encode them")
+            return .failure("\(LogQuote.singleQuoted(text)) contains spaces, control or non-ASCII characters; percent-encode them")
         }
         let isHTTPS: Bool
         let rest: Substring
@@ -67,22 +67,22 @@ extension HTTPDNSURL {
             isHTTPS = false
             rest = text.dropFirst(httpPrefix.count)
         } else {
-            return .failure("'\(text)' is not an http:// or https:// URL")
+            return .failure("\(LogQuote.singleQuoted(text)) is not an http:// or https:// URL")
         }
         if rest.contains("#") {
-            return .failure("'\(text)' has a fragment (#...), which is never sent to the server; remove it")
+            return .failure("\(LogQuote.singleQuoted(text)) has a fragment (#...), which is never sent to the server; remove it")
         }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let authorityText = rest[..<authorityEnd]
         if authorityText.contains("@") {
-            return .failure("'\(text)' has userinfo (user@); put credentials in secret_file, secret_env, token_file or token_env")
+            return .failure("\(LogQuote.singleQuoted(text)) has userinfo (user@); put credentials in secret_file, secret_env, token_file or token_env")
         }
         let defaultPort = isHTTPS ? httpsPort : httpPort
         let host: String
         let port: UInt16
         switch hostAndPort(authorityText, defaultPort: defaultPort) {
         case .success(let parsed): (host, port) = parsed
-        case .failure(let reason): return .failure("'\(text)': \(reason.message)")
+        case .failure(let reason): return .failure("\(LogQuote.singleQuoted(text)): \(reason.message)")
         }
         let isIPv6 = host.contains(":")
         let bracketed = isIPv6 ? "[\(host)]" : host
@@ -101,11 +101,11 @@ extension HTTPDNSURL {
             hostText = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { return .failure("unexpected '\(after)' after ']'") }
+                guard after.hasPrefix(":") else { return .failure("unexpected \(LogQuote.singleQuoted(after)) after ']'") }
                 portText = after.dropFirst()
             }
             guard let ip = IPAddress(hostText), ip.isIPv6 else {
-                return .failure("'\(hostText)' is not an IPv6 address (no zone)")
+                return .failure("\(LogQuote.singleQuoted(hostText)) is not an IPv6 address (no zone)")
             }
             return port(portText, defaultPort: defaultPort).map { ("\(ip)", $0) }
         }
@@ -131,7 +131,7 @@ extension HTTPDNSURL {
         guard let text else { return .success(defaultPort) }
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let number = UInt16(text), number >= 1
-        else { return .failure("'\(text)' is not a port (1-\(UInt16.max))") }
+        else { return .failure("\(LogQuote.singleQuoted(text)) is not a port (1-\(UInt16.max))") }
         return .success(number)
     }
 }

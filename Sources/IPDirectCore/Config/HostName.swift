@@ -27,26 +27,26 @@ public enum HostName {
     /// The lower-case form without a trailing dot, or why `text` is not a host name.
     static func normalize(_ text: String) -> Result<String, ConfigRejection> {
         guard text.unicodeScalars.allSatisfy(\.isASCII) else {
-            return .failure("'\(text)' is not ASCII; write internationalised names in their xn-- form")
+            return .failure("\(LogQuote.singleQuoted(text)) is not ASCII; write internationalised names in their xn-- form")
         }
         if IPAddress(text) != nil {
-            return .failure("'\(text)' is an IP address, not a host name")
+            return .failure("\(LogQuote.singleQuoted(text)) is an IP address, not a host name")
         }
         var name = text.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty else { return .failure("'\(text)' is not a host name") }
+        guard !name.isEmpty else { return .failure("\(LogQuote.singleQuoted(text)) is not a host name") }
         guard name.utf8.count <= maximumLength else {
-            return .failure("'\(text)' is longer than \(maximumLength) characters")
+            return .failure("\(LogQuote.singleQuoted(text)) is longer than \(maximumLength) characters")
         }
         let labels = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         for label in labels {
             if let reason = problem(with: label) {
-                return .failure("'\(text)' is not a host name: \(reason)")
+                return .failure("\(LogQuote.singleQuoted(text)) is not a host name: \(reason)")
             }
         }
         // RFC 3696 §2: a top-level label is never all digits, which keeps names apart from addresses.
         if labels.last!.allSatisfy(isDigit) {
-            return .failure("'\(text)' is not a host name: the last label is all digits")
+            return .failure("\(LogQuote.singleQuoted(text)) is not a host name: the last label is all digits")
         }
         return .success(name)
     }
@@ -76,7 +76,7 @@ extension ConfigReader where Value == String {
     /// refused, so a setting that weakens or tightens checks names each host it applies to.
     static var exactHostName: ConfigReader {
         string.then { text in
-            if text.contains("*") { return .failure("'\(text)': wildcards are not allowed here; name each host") }
+            if text.contains("*") { return .failure("\(LogQuote.singleQuoted(text)): wildcards are not allowed here; name each host") }
             return HostName.normalize(text)
         }
     }

@@ -61,14 +61,14 @@ extension HostPattern {
     /// The rule `text` spells, or why it is not one.
     static func parse(_ text: String) -> Result<HostPattern, ConfigRejection> {
         if IPAddress(text) != nil || SocketAddress(text) != nil || text.hasPrefix("[") {
-            return .failure("'\(text)' is an IP address; rules name hosts")
+            return .failure("\(LogQuote.singleQuoted(text)) is an IP address; rules name hosts")
         }
         var hostText = Substring(text)
         var port: UInt16?
         if let colon = text.lastIndex(of: ":") {
             let portText = text[text.index(after: colon)...]
             guard let number = UInt16(portText), number >= 1, portText.utf8.allSatisfy(isDigit) else {
-                return .failure("'\(text)': '\(portText)' is not a port (1-\(UInt16.max))")
+                return .failure("\(LogQuote.singleQuoted(text)): \(LogQuote.singleQuoted(portText)) is not a port (1-\(UInt16.max))")
             }
             port = number
             hostText = text[..<colon]
@@ -79,7 +79,7 @@ extension HostPattern {
             hostText = hostText.dropFirst(wildcardPrefix.count)
         }
         if hostText.contains("*") || (coversSubdomains && hostText.isEmpty) {
-            return .failure("'\(text)': a wildcard must be the whole first label, as in *.example.net")
+            return .failure("\(LogQuote.singleQuoted(text)): a wildcard must be the whole first label, as in *.example.net")
         }
         switch HostName.normalize(String(hostText)) {
         case .success(let name):
@@ -107,8 +107,8 @@ extension ConfigReader where Value == [HostPattern] {
                 case .success(let pattern):
                     if let earlier = rules.first(where: { $0.pattern.covers(pattern) }) {
                         let message = earlier.pattern == pattern
-                            ? "'\(pattern)' is listed twice (first on line \(earlier.line))"
-                            : "'\(pattern)' never applies: '\(earlier.pattern)' on line \(earlier.line) matches it first"
+                            ? "\(LogQuote.singleQuoted(pattern)) is listed twice (first on line \(earlier.line))"
+                            : "\(LogQuote.singleQuoted(pattern)) never applies: \(LogQuote.singleQuoted(earlier.pattern)) on line \(earlier.line) matches it first"
                         problems.append((item.line, message))
                     } else {
                         rules.append((pattern, item.line))

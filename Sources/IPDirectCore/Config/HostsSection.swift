@@ -20,7 +20,7 @@ enum HostsSection {
                 // An unquoted example.com is the dotted key example -> com, a nested table.
                 for (dotted, line) in leafNames(nested, prefix: entry.key, line: entry.line) {
                     diagnostics.append(ConfigDiagnostic(
-                        line: line, message: "hosts: quote host names that contain dots, as in \"\(dotted)\" = ..."))
+                        line: line, message: "hosts: quote host names that contain dots, as in \(LogQuote.quoted(dotted)) = ..."))
                 }
                 continue
             }
@@ -34,7 +34,7 @@ enum HostsSection {
             }
             if let firstLine = firstLines[hostName] {
                 diagnostics.append(ConfigDiagnostic(
-                    line: entry.line, message: "hosts: '\(hostName)' is listed twice (first on line \(firstLine))"))
+                    line: entry.line, message: "hosts: \(LogQuote.singleQuoted(hostName)) is listed twice (first on line \(firstLine))"))
                 continue
             }
             firstLines[hostName] = entry.line
@@ -43,7 +43,7 @@ enum HostsSection {
                 hosts[hostName] = ips
             case .failure(let problems):
                 diagnostics += problems.items.map {
-                    ConfigDiagnostic(line: $0.line, message: "hosts: '\(hostName)': \($0.message)")
+                    ConfigDiagnostic(line: $0.line, message: "hosts: \(LogQuote.singleQuoted(hostName)): \($0.message)")
                 }
             }
         }
@@ -74,7 +74,7 @@ extension ConfigReader where Value == IPAddress {
     /// An IPv4 or IPv6 address without port or brackets.
     static var ipAddress: ConfigReader {
         ConfigReader<String>.string.then { text in
-            guard let ip = IPAddress(text) else { return .failure("'\(text)' is not an IP address") }
+            guard let ip = IPAddress(text) else { return .failure("\(LogQuote.singleQuoted(text)) is not an IP address") }
             return .success(ip)
         }
     }

@@ -32,7 +32,7 @@ extension ConfigReader where Value == String {
                     || allowedPunctuation.contains(byte)
             }
             guard valid else {
-                return .failure("'\(text)' is not a host pattern (letters, digits, '.', '-', '_', ':', '*' and '?')")
+                return .failure("\(LogQuote.singleQuoted(text)) is not a host pattern (letters, digits, '.', '-', '_', ':', '*' and '?')")
             }
             return .success(lowered)
         }

@@ -101,7 +101,7 @@ extension ProxySettings {
                 || tokenPunctuation.contains(byte)
         }
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
-            return .failure("'\(name)' is not a token (letters, digits and !#$%&'*+-.^_`|~)")
+            return .failure("\(LogQuote.singleQuoted(name)) is not a token (letters, digits and !#$%&'*+-.^_`|~)")
         }
         guard name.utf8.count <= maximumViaNameLength else {
             return .failure("is longer than \(maximumViaNameLength) characters")
@@ -116,7 +116,7 @@ extension ConfigReader where Value == SocketAddress {
     static var socketAddress: ConfigReader {
         ConfigReader<String>.string.then { text in
             guard let address = SocketAddress(text) else {
-                return .failure("'\(text)' is not an address with a port, such as 127.0.0.1:8080 or [::1]:8080")
+                return .failure("\(LogQuote.singleQuoted(text)) is not an address with a port, such as 127.0.0.1:8080 or [::1]:8080")
             }
             return .success(address)
         }

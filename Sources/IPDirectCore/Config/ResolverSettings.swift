@@ -114,7 +114,7 @@ extension ConfigReader where Value == HostPattern {
     /// `intranet.example` or `*.local`: names, never ports, since a lookup has no port.
     static var hostPatternWithoutPort: ConfigReader {
         hostPattern.then { pattern in
-            if pattern.port != nil { return .failure("'\(pattern)': name hosts without a port") }
+            if pattern.port != nil { return .failure("\(LogQuote.singleQuoted(pattern)): name hosts without a port") }
             return .success(pattern)
         }
     }
@@ -126,7 +126,7 @@ extension ConfigReader where Value == SocketAddress {
         ConfigReader<String>.string.then { text in
             if let ip = IPAddress(text) { return .success(SocketAddress(ip: ip, port: ResolverSettings.dnsPort)) }
             if let address = SocketAddress(text), address.port != 0 { return .success(address) }
-            return .failure("'\(text)' is not an IP address with an optional port, such as 192.0.2.53 or [2001:db8::53]:5353")
+            return .failure("\(LogQuote.singleQuoted(text)) is not an IP address with an optional port, such as 192.0.2.53 or [2001:db8::53]:5353")
         }
     }
 }

@@ -51,7 +51,7 @@ extension ConfigReader where Value == [String: [String]] {
                     if case .table = entry.value.kind {
                         return ConfigDiagnostic(line: entry.line, message: "unknown section [tls.pin.\(key)]")
                     }
-                    return ConfigDiagnostic(line: entry.line, message: "unknown key '\(key)' in \(header)")
+                    return ConfigDiagnostic(line: entry.line, message: "unknown key \(LogQuote.singleQuoted(key)) in \(header)")
                 }
                 problems += keyProblems.map { ($0.line, $0.message) }
                 var complete = keyProblems.isEmpty
@@ -63,7 +63,7 @@ extension ConfigReader where Value == [String: [String]] {
                     continue
                 }
                 if let firstLine = firstLines[host] {
-                    problems.append((hostLine, "'\(host)' is pinned twice (first on line \(firstLine))"))
+                    problems.append((hostLine, "\(LogQuote.singleQuoted(host)) is pinned twice (first on line \(firstLine))"))
                     continue
                 }
                 firstLines[host] = hostLine
@@ -80,17 +80,17 @@ extension ConfigReader where Value == String {
     static var spkiSHA256: ConfigReader {
         string.then { text in
             if text.hasPrefix(TLSPinTable.curlDigestPrefix) {
-                return .failure("'\(text)': write the base64 digest alone, without curl's sha256// prefix")
+                return .failure("\(LogQuote.singleQuoted(text)): write the base64 digest alone, without curl's sha256// prefix")
             }
             let isHex = text.utf8.count == TLSPinTable.sha256HexLength && text.utf8.allSatisfy(\.isHexDigit)
             if isHex {
-                return .failure("'\(text)' looks like a hexadecimal digest; write it in base64 (openssl dgst -sha256 -binary | base64)")
+                return .failure("\(LogQuote.singleQuoted(text)) looks like a hexadecimal digest; write it in base64 (openssl dgst -sha256 -binary | base64)")
             }
             switch Base64.decode(text) {
             case .failure(let failure):
-                return .failure("'\(text)' is not base64: \(failure)")
+                return .failure("\(LogQuote.singleQuoted(text)) is not base64: \(failure)")
             case .success(let bytes) where bytes.count != TLSPinTable.sha256Length:
-                return .failure("'\(text)' is \(bytes.count) bytes in base64; a SHA-256 digest is \(TLSPinTable.sha256Length)")
+                return .failure("\(LogQuote.singleQuoted(text)) is \(bytes.count) bytes in base64; a SHA-256 digest is \(TLSPinTable.sha256Length)")
             case .success:
                 return .success(text)
             }

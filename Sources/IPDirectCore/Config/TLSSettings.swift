@@ -45,7 +45,7 @@ extension TLSSettings {
                 else { continue }
                 diagnostics.append(ConfigDiagnostic(
                     line: item.line,
-                    message: "\(insecureHostsKey): '\(host)' is also pinned in \(TLSPinTable.header); a pinned host is always verified"))
+                    message: "\(insecureHostsKey): \(LogQuote.singleQuoted(host)) is also pinned in \(TLSPinTable.header); a pinned host is always verified"))
             }
             return diagnostics
         }

@@ -31,12 +31,12 @@ extension TOMLParser {
 
         func message(for token: String) -> String {
             switch self {
-            case .dateTime: return "date/time values such as \(token) are not supported; write it as a string"
-            case .unquoted: return "invalid value '\(token)'; strings must be quoted"
-            case .leadingZero: return "leading zeros are not allowed in \(token)"
-            case .signedPrefixed: return "a sign is not allowed on hex, octal or binary integers: \(token)"
-            case .outOfRange: return "\(token) does not fit in a 64-bit number"
-            case .malformed: return "\(token) is not a valid number"
+            case .dateTime: return "date/time values such as \(LogQuote.singleQuoted(token)) are not supported; write it as a string"
+            case .unquoted: return "invalid value \(LogQuote.singleQuoted(token)); strings must be quoted"
+            case .leadingZero: return "leading zeros are not allowed in \(LogQuote.token(token))"
+            case .signedPrefixed: return "a sign is not allowed on hex, octal or binary integers: \(LogQuote.token(token))"
+            case .outOfRange: return "\(LogQuote.token(token)) does not fit in a 64-bit number"
+            case .malformed: return "\(LogQuote.token(token)) is not a valid number"
             }
         }
 

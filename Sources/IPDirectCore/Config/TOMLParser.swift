@@ -116,7 +116,7 @@ struct TOMLParser {
         let path = try parseKey()
         skipSpaces()
         guard peek() == ASCII.equals else {
-            throw problem("expected '=' after key '\(TOMLTableBuilder.display(path))', found \(describeNext())")
+            throw problem("expected '=' after key \(LogQuote.singleQuoted(TOMLTableBuilder.display(path))), found \(describeNext())")
         }
         position += 1
         skipSpaces()

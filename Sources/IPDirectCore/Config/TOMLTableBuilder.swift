@@ -106,23 +106,23 @@ final class TOMLTableBuilder {
                 case .dotted(let created) where created == section:
                     break
                 case .dotted:
-                    throw TOMLProblem(line: keyLine, message: "cannot add to '\(prefix)' with a dotted key: it was defined in an earlier section (line \(child.line))")
+                    throw TOMLProblem(line: keyLine, message: "cannot add to \(LogQuote.singleQuoted(prefix)) with a dotted key: it was defined in an earlier section (line \(child.line))")
                 case .header:
-                    throw TOMLProblem(line: keyLine, message: "cannot add to '\(prefix)' with a dotted key: it is defined by a [header] on line \(child.line)")
+                    throw TOMLProblem(line: keyLine, message: "cannot add to \(LogQuote.singleQuoted(prefix)) with a dotted key: it is defined by a [header] on line \(child.line)")
                 }
                 table = child
             case .tableArray(_, let line):
-                throw TOMLProblem(line: keyLine, message: "cannot add to '\(prefix)' with a dotted key: it is an array of tables (line \(line))")
+                throw TOMLProblem(line: keyLine, message: "cannot add to \(LogQuote.singleQuoted(prefix)) with a dotted key: it is an array of tables (line \(line))")
             case .value(let existing, _):
                 if case .table = existing.kind {
-                    throw TOMLProblem(line: keyLine, message: "cannot add to '\(prefix)' with a dotted key: it is an inline table (line \(existing.line)), which is closed")
+                    throw TOMLProblem(line: keyLine, message: "cannot add to \(LogQuote.singleQuoted(prefix)) with a dotted key: it is an inline table (line \(existing.line)), which is closed")
                 }
-                throw TOMLProblem(line: keyLine, message: "cannot add to '\(prefix)' with a dotted key: it is already set to \(existing.typeDescription) on line \(existing.line)")
+                throw TOMLProblem(line: keyLine, message: "cannot add to \(LogQuote.singleQuoted(prefix)) with a dotted key: it is already set to \(existing.typeDescription) on line \(existing.line)")
             }
         }
         let key = path[path.count - 1]
         if let existing = table[key] {
-            throw TOMLProblem(line: keyLine, message: "duplicate key '\(Self.display(path))' (first set on line \(existing.keyLine))")
+            throw TOMLProblem(line: keyLine, message: "duplicate key \(LogQuote.singleQuoted(Self.display(path))) (first set on line \(existing.keyLine))")
         }
         table[key] = .value(value, keyLine: keyLine)
     }
@@ -142,7 +142,7 @@ final class TOMLTableBuilder {
             case .tableArray(let tables, _):
                 table = tables[tables.count - 1]
             case .value(let value, _):
-                throw TOMLProblem(line: line, message: "cannot define \(header): '\(key)' is already set to \(value.typeDescription) on line \(value.line)")
+                throw TOMLProblem(line: line, message: "cannot define \(header): \(LogQuote.singleQuoted(key)) is already set to \(value.typeDescription) on line \(value.line)")
             }
         }
         return table

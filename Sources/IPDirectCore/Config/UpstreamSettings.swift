@@ -130,7 +130,7 @@ extension ConfigReader {
                 }
                 var parsed = Table()
                 let keyProblems = ConfigKey.apply(keys, to: table, &parsed) { entry in
-                    ConfigDiagnostic(line: entry.line, message: "unknown key '\(TOMLTableBuilder.display([entry.key]))' in \(header)")
+                    ConfigDiagnostic(line: entry.line, message: "unknown key \(LogQuote.singleQuoted(TOMLTableBuilder.display([entry.key]))) in \(header)")
                 }
                 problems += keyProblems.map { ($0.line, $0.message) }
                 let missing = required.filter { table[$0] == nil }

@@ -53,19 +53,16 @@ public struct AccessLogRecord: Sendable {
     /// `key=value` pairs after an RFC 3339 UTC time, so both people and `grep`/`awk` can read it.
     public var line: String {
         var line = Timestamp.rfc3339(unixMillis: unixMillis)
-        line += " client=\(client) method=\(method) target=\(target) upstream=\(upstream) source=\(source)"
+        // A client chooses the method (any token, RFC 9110 §9.1) and the name it asks for.
+        line += " client=\(client) method=\(LogQuote.token(method)) target=\(LogQuote.token(target))"
+        line += " upstream=\(upstream) source=\(source)"
         line += " cache_age_ms=\(cacheAgeMillis.map(String.init) ?? "-")"
         line += " status=\(status) bytes_in=\(bytesFromClient) bytes_out=\(bytesToClient)"
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
         line += " attempts=\(attempts) rank=\(addressRank.map(String.init) ?? "-")"
-        line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map(AccessLogRecord.token) ?? "-")"
+        line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map { LogQuote.token($0) } ?? "-")"
         if !note.isEmpty { line += " note=\"\(note)\"" }
         line += "\n"
         return line
-    }
-
-    /// A name as one log token: what a client sent never splits or forges a line.
-    static func token(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" ? Character($0) : "?" })
     }
 }

@@ -57,14 +57,14 @@ public struct CacheFileProblem: Sendable, Equatable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .missingVersionLine: return "file is empty or has no version line"
-            case .unsupportedVersion(let line): return "unsupported version line \"\(line)\""
+            case .unsupportedVersion(let line): return "unsupported version line \(LogQuote.singleQuoted(line))"
             case .wrongFieldCount(let count): return "expected \(CacheFile.fieldCount) fields, found \(count)"
-            case .badName(let name): return "invalid host name \"\(name)\""
-            case .badFamily(let family): return "unknown address family \"\(family)\" (want v4 or v6)"
-            case .badFetchTime(let text): return "invalid fetch time \"\(text)\""
-            case .badTTL(let text): return "invalid ttl \"\(text)\""
-            case .badAddress(let text): return "invalid address \"\(text)\""
-            case .addressFamilyMismatch(let text): return "address \(text) does not match the entry's family"
+            case .badName(let name): return "invalid host name \(LogQuote.singleQuoted(name))"
+            case .badFamily(let family): return "unknown address family \(LogQuote.singleQuoted(family)) (want v4 or v6)"
+            case .badFetchTime(let text): return "invalid fetch time \(LogQuote.singleQuoted(text))"
+            case .badTTL(let text): return "invalid ttl \(LogQuote.singleQuoted(text))"
+            case .badAddress(let text): return "invalid address \(LogQuote.singleQuoted(text))"
+            case .addressFamilyMismatch(let text): return "address \(LogQuote.singleQuoted(text)) does not match the entry's family"
             case .tooManyAddresses(let count):
                 return "\(count) addresses, more than \(CacheFile.maxAddressesPerEntry)"
             case .missingSource: return "no source after the addresses"

@@ -92,6 +92,6 @@ public struct SOCKS4Request: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         userID.isEmpty ? "\(command) \(address.withPort(port))"
-            : "\(command) \(address.withPort(port)) user \(userID.debugDescription)"
+            : "\(command) \(address.withPort(port)) user \(LogQuote.quoted(userID))"
     }
 }

@@ -35,7 +35,7 @@ public struct SOCKS5Credentials: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Never the password.
-    public var description: String { "user \(username.debugDescription)" }
+    public var description: String { "user \(LogQuote.quoted(username))" }
 
     /// A length byte at `start` and that many bytes of UTF-8, complete with the offset after it.
     /// Invalid UTF-8 is refused rather than repaired, so what is compared is what the client sent.

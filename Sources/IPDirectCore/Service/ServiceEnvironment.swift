@@ -77,8 +77,8 @@ public enum ServiceEnvironmentError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badWatchdogInterval(let text): return "WATCHDOG_USEC='\(text)' is not a positive number of microseconds"
-        case .badDescriptorCount(let text): return "LISTEN_FDS='\(text)' is not a number of descriptors"
+        case .badWatchdogInterval(let text): return "WATCHDOG_USEC=\(LogQuote.singleQuoted(text)) is not a positive number of microseconds"
+        case .badDescriptorCount(let text): return "LISTEN_FDS=\(LogQuote.singleQuoted(text)) is not a number of descriptors"
         case .namesDoNotMatch(let names, let descriptors):
             return "LISTEN_FDNAMES has \(names) names for \(descriptors) descriptors"
         }

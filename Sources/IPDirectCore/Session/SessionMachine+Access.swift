@@ -30,7 +30,7 @@ extension SessionMachine {
         switch purpose {
         case .proxyRequest:
             guard refusal == nil else {
-                return respond(with: .authenticationRequired("credentials for user \(AccessLogRecord.token(user)) were refused"),
+                return respond(with: .authenticationRequired("credentials for user \(LogQuote.token(user)) were refused"),
                                levels, now: now)
             }
             exchange.user = user
@@ -39,7 +39,7 @@ extension SessionMachine {
         case .socks5:
             guard refusal == nil else {
                 exchange.status = 407
-                exchange.note = "SOCKS5 credentials for user \(AccessLogRecord.token(user)) were refused"
+                exchange.note = "SOCKS5 credentials for user \(LogQuote.token(user)) were refused"
                 state = .socks(exchange, .credentials)
                 let reply = SOCKS5Credentials.reply(accepted: false)
                 exchange.bytesToClient += UInt64(reply.count)

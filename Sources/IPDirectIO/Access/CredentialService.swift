@@ -217,11 +217,12 @@ final class CredentialService: @unchecked Sendable {
         return .done(.refused(reason: text))
     }
 
-    /// The user name comes from the client: quoted and escaped, so it cannot forge fields or lines. A client
-    /// already held back is logged at debug only, or a guessing client would fill the log at its own pace.
+    /// The user name comes from the client: quoted, escaped and cut short, so it can neither forge fields or
+    /// lines nor make one huge line. A client already held back is logged at debug only, or a guessing client
+    /// would fill the log at its own pace.
     private static func log(_ reason: AuthFailureReason, _ text: String, client: IPAddress, user: String,
                             hold: LoginThrottle.Verdict) {
-        let line = "event=auth_failed client=\(client) user=\(JSONText.quoted(user)) reason=\(reason) details=\"\(text)\""
+        let line = "event=auth_failed client=\(client) user=\(LogQuote.quoted(user)) reason=\(reason) details=\"\(text)\""
         if reason == .heldBack { Logger.debug(line) } else { Logger.warning(line) }
         if case .heldBack(let millis) = hold {
             Logger.warning("event=auth_held_back client=\(client) hold_ms=\(millis) note=\"logins from this client are refused unchecked until then\"")

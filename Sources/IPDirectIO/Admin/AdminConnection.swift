@@ -146,7 +146,7 @@ final class AdminConnection {
     /// closed after it, so a body the request came with is never read as the next request.
     private func refuse(_ refusal: AdminRefusal, method: String, target: String, headOnly: Bool) {
         let response = refusal.response
-        Logger.warning("event=admin_request_refused client=\(peer) method=\(method) target=\(target) status=\(response.status) reason=\(refusal)")
+        Logger.warning("event=admin_request_refused client=\(peer) method=\(method) target=\(LogQuote.token(target)) status=\(response.status) reason=\(refusal)")
         send(response, method: method, target: target, persistence: .close, headOnly: headOnly)
     }
 
@@ -172,7 +172,7 @@ final class AdminConnection {
     }
 
     private func send(_ response: AdminResponse, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {
-        Logger.debug("event=admin_request client=\(peer) method=\(method) target=\(target) status=\(response.status)")
+        Logger.debug("event=admin_request client=\(peer) method=\(method) target=\(LogQuote.token(target)) status=\(response.status)")
         let bytes = response.bytes(persistence: persistence, headOnly: headOnly)
         _ = bytes.withUnsafeBytes { evbuffer_add(output, $0.baseAddress, $0.count) }
         if persistence.closes {

@@ -25,7 +25,7 @@ public enum DNSAnswerError: Error, Sendable, Equatable, CustomStringConvertible 
         case .serverError(let code):
             return "DNS server answered \(code)"
         case .questionMismatch(let asked, let answered):
-            return "DNS response is for '\(answered)', not the '\(asked)' asked"
+            return "DNS response is for \(LogQuote.singleQuoted(answered)), not the \(LogQuote.singleQuoted(asked)) asked"
         }
     }
 }

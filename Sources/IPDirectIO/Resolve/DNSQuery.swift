@@ -76,7 +76,7 @@ public enum DNSQueryError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidName(let name, let reason): return "cannot ask DNS for '\(name)': \(reason)"
+        case .invalidName(let name, let reason): return "cannot ask DNS for \(LogQuote.singleQuoted(name)): \(reason)"
         }
     }
 }

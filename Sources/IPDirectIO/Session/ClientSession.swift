@@ -222,7 +222,7 @@ final class ClientSession {
         case .lookUpListenerAddress:
             perform(machine.listenerAddressKnown(SocketAddress(localOf: bufferevent_getfd(client)), levels, now: MonotonicClock.nowMicros()))
         case .reportError(let error, let target):
-            Logger.warning("session=\(id) client=\(peer) target=\(target) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
+            Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(target)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
         case .log(let exchange): logExchange(exchange)

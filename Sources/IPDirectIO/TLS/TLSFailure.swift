@@ -32,7 +32,7 @@ struct TLSFailure: Error, CustomStringConvertible {
             case .certificateNotYetValid:
                 return "certificate is not yet valid"
             case .hostnameMismatch(let expected, let names):
-                let carried = names.isEmpty ? "it names no DNS or IP identity" : "it is for \(names.joined(separator: ", "))"
+                let carried = names.isEmpty ? "it names no DNS or IP identity" : "it is for \(Self.shown(names))"
                 return "hostname mismatch: certificate does not match \(expected) (\(carried)); the server may not have received the expected SNI name"
             case .selfSigned(let leaf):
                 return leaf ? "certificate is self-signed and not trusted"
@@ -49,6 +49,15 @@ struct TLSFailure: Error, CustomStringConvertible {
             case .handshakeTimedOut(let millis):
                 return "no TLS handshake within \(millis) ms"
             }
+        }
+
+        /// Enough of the names a server's certificate carries to recognise it; a certificate may carry thousands.
+        static let namesShown = 8
+
+        /// The certificate's names for a message, each as the server wrote it but bounded, the rest counted.
+        private static func shown(_ names: [String]) -> String {
+            let listed = names.prefix(namesShown).map { LogQuote.token($0) }.joined(separator: ", ")
+            return names.count > namesShown ? "\(listed) and \(names.count - namesShown) more" : listed
         }
 
         /// Problems with the server's certificate or key, as opposed to the protocol exchange.

@@ -129,7 +129,7 @@ import Testing
         ("[resolver]\nhttpdns.url = \"x\"", 2, "httpdns: write each provider as a [[resolver.httpdns]] table, with double brackets"),
         ("workers = 4", 1, "unknown key 'workers' outside any section; keys belong in [proxy], [resolver], [hosts], [access], [upstream], [tls], [admin], [pac]"),
         ("proxy = 1", 1, "'proxy' must be a section, written [proxy]"),
-        ("[access]\n\"connect ports\" = [1]", 2, "unknown key '\"connect ports\"' in [access]"),
+        ("[access]\n\"connect ports\" = [1]", 2, "unknown key '\\\"connect ports\\\"' in [access]"),
     ])
     func reportsUnknownSectionsAndKeysOnTheirLines(text: String, line: Int, message: String) {
         #expect(Self.diagnostics(text) == [ConfigDiagnostic(line: line, message: message)])

@@ -125,8 +125,8 @@ import Testing
         ("a = 9223372036854775808", 1, "does not fit in a 64-bit number"),
         ("a = 1e999", 1, "does not fit in a 64-bit number"),
         ("a = yes", 1, "invalid value 'yes'; strings must be quoted"),
-        ("a = 1979-05-27", 1, "date/time values such as 1979-05-27 are not supported"),
-        ("a = 1979-05-27 07:32:00Z", 1, "1979-05-27 07:32:00Z are not supported"),
+        ("a = 1979-05-27", 1, "date/time values such as '1979-05-27' are not supported"),
+        ("a = 1979-05-27 07:32:00Z", 1, "'1979-05-27 07:32:00Z' are not supported"),
         ("a = 07:32:00", 1, "date/time values"),
         ("\"\"\"k\"\"\" = 1", 1, "a multi-line string cannot be a key"),
     ])

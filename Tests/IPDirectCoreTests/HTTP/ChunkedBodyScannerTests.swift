@@ -92,6 +92,9 @@ struct ChunkedRelay {
         "5\r\n\r\n0\r\n\r\n0\r\n\r\n",
         "0\r\nExpires: never\r\nX-Checksum:  abc \r\nX-Empty:\r\n\r\n",
         "0000000000000003\r\nabc\r\n0\r\n\r\n",
+        // One data byte per chunk, the data bytes looking like framing, then trailers.
+        "1\r\n\r\r\n1\r\n\n\r\n1\r\n0\r\n1\r\n;\r\n1\r\n:\r\n0\r\nX-Checksum: 5\r\nX-Count: 5\r\n\r\n",
+        String(repeating: "1\r\nX\r\n", count: 64) + "0\r\nX-Checksum: 64\r\n\r\n",
     ]
 
     @Test(arguments: validBodies)

@@ -31,6 +31,8 @@ UNKNOWN_CA_HOST_NAME = "unknown-ca.test"
 FAILURE_HOST_NAMES = (EXPIRED_HOST_NAME, WRONG_HOST_NAME, SELF_SIGNED_HOST_NAME, UNKNOWN_CA_HOST_NAME)
 # The only name on the certificate that wrong.test presents.
 OTHER_HOST_NAME = "elsewhere.test"
+# Names under example.test that TLS origination checks against wildcard certificates (RFC 9525 §6.3).
+WILDCARD_TEST_NAMES = ("a.example.test", "a.b.example.test", "foo.example.test")
 # A lifetime long enough to outlast any test run.
 VALIDITY = datetime.timedelta(days=7)
 
@@ -57,6 +59,11 @@ class OriginCertificates:
     def issue(self, directory: Path, file_stem: str, *names: str) -> CertificatePair:
         """A fresh leaf from the test CA naming `names` (host names or IP addresses), written to `directory`."""
         return _issue(self.authority, directory, file_stem, *names)
+
+    def issue_verbatim(self, directory: Path, file_stem: str, *dns_names: str) -> CertificatePair:
+        """A fresh leaf from the test CA carrying `dns_names` as written, for names trustme refuses to encode
+        (partial or repeated wildcards such as `f*.example.test`)."""
+        return _issue_verbatim(self.authority, directory, file_stem, dns_names)
 
     @property
     def failure_hosts(self) -> dict[str, CertificatePair]:
@@ -102,6 +109,36 @@ def _issue(ca: trustme.CA, directory: Path, file_stem: str, *names: str, **valid
     return pair
 
 
+def _issue_verbatim(ca: trustme.CA, directory: Path, file_stem: str, dns_names: tuple[str, ...]) -> CertificatePair:
+    ca_certificate = x509.load_pem_x509_certificate(ca.cert_pem.bytes())
+    ca_key = serialization.load_pem_private_key(ca.private_key_pem.bytes(), password=None)
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([]))
+        .issuer_name(ca_certificate.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + VALIDITY)
+        # RFC 5280 §4.2.1.6: with an empty subject the names are in a critical SAN, and only there.
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name) for name in dns_names]), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    return _write_pair(directory, file_stem, certificate, key)
+
+
+def _write_pair(directory: Path, file_stem: str, certificate: x509.Certificate, key) -> CertificatePair:
+    directory.mkdir(parents=True, exist_ok=True)
+    pair = CertificatePair(chain=directory / f"{file_stem}.crt", key=directory / f"{file_stem}.key")
+    pair.chain.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    pair.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return pair
+
+
 def _self_signed(directory: Path, file_stem: str, name: str, now: datetime.datetime) -> CertificatePair:
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
@@ -116,11 +153,7 @@ def _self_signed(directory: Path, file_stem: str, name: str, now: datetime.datet
         .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
         .sign(key, hashes.SHA256())
     )
-    pair = CertificatePair(chain=directory / f"{file_stem}.crt", key=directory / f"{file_stem}.key")
-    pair.chain.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    pair.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return pair
+    return _write_pair(directory, file_stem, certificate, key)
 
 
 def _issue_from_untrusted_ca(directory: Path, name: str) -> CertificatePair:

@@ -6,7 +6,7 @@ All names are served by static host entries in the proxy's own configuration (ne
 
 from dataclasses import dataclass, field
 
-from .certificates import FAILURE_HOST_NAMES, VIRTUAL_HOST_NAMES
+from .certificates import FAILURE_HOST_NAMES, VIRTUAL_HOST_NAMES, WILDCARD_TEST_NAMES
 from .ports import LOOPBACK
 
 # Loopback addresses with nothing listening on the test ports (all of 127.0.0.0/8 routes to lo on Linux).
@@ -59,6 +59,8 @@ def static_hosts_table() -> dict[str, list[str]]:
         **{name: [LOOPBACK] for name in VIRTUAL_HOST_NAMES + FAILURE_HOST_NAMES},
         # The bare name of a `*.example.test` https_upgrade rule, which the rule must not match.
         "example.test": [LOOPBACK],
+        # Names a `*.example.test` certificate must match (one label) or not (two labels, a partial wildcard).
+        **{name: [LOOPBACK] for name in WILDCARD_TEST_NAMES},
         "upload.test": [LOOPBACK],
         "count.test": [LOOPBACK],
         "down.test": [LOOPBACK],

@@ -6,7 +6,7 @@ otherwise chunked, Content-Length, or until the connection closes.
 
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 READ_CHUNK_BYTES = 65536
@@ -25,6 +25,8 @@ class RawResponse:
     reason: str
     headers: list[tuple[str, str]]
     body: bytes = b""
+    # Trailer fields after a chunked body (RFC 9112 §7.1.2), in the order received.
+    trailers: list[tuple[str, str]] = field(default_factory=list)
 
     def header(self, name: str) -> str | None:
         values = self.header_values(name)
@@ -67,6 +69,13 @@ class RawConnection:
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
 
+    def send_separately(self, pieces: list[bytes], pause_seconds: float) -> None:
+        """Each piece in a TCP segment of its own, with a pause between, so the peer reads them one by one."""
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for piece in pieces:
+            self.sock.sendall(piece)
+            time.sleep(pause_seconds)
+
     def read_response(self, request_method: str = "GET") -> RawResponse:
         """One complete response; interim 1xx responses other than 101 are skipped."""
         while True:
@@ -79,7 +88,7 @@ class RawConnection:
             return response
         transfer_coding = (response.header("Transfer-Encoding") or "").lower()
         if "chunked" in transfer_coding:
-            response.body = self._read_chunked()
+            response.body, response.trailers = self._read_chunked()
         elif response.header("Content-Length") is not None:
             response.body = self._read_exactly(int(response.header("Content-Length")))
         else:
@@ -159,7 +168,7 @@ class RawConnection:
         del self._buffer[:end + 2]
         return line
 
-    def _read_chunked(self) -> bytes:
+    def _read_chunked(self) -> tuple[bytes, list[tuple[str, str]]]:
         body = bytearray()
         while True:
             size = int(self._read_line().split(b";", 1)[0].strip(), 16)
@@ -168,9 +177,11 @@ class RawConnection:
             body.extend(self._read_exactly(size))
             if self._read_exactly(2) != b"\r\n":
                 raise ResponseIncomplete("chunk data not followed by CRLF")
-        while self._read_line():  # trailer fields up to the empty line
-            pass
-        return bytes(body)
+        trailers = []
+        while line := self._read_line():  # trailer fields up to the empty line
+            name, _, value = line.decode("latin-1").partition(":")
+            trailers.append((name.strip(), value.strip()))
+        return bytes(body), trailers
 
     def _read_until_close(self) -> bytes:
         while True:

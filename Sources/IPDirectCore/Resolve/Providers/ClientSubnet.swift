@@ -38,23 +38,23 @@ public struct ClientSubnet: Sendable, Hashable, CustomStringConvertible {
     /// `203.0.113.0/24` or `2001:db8:1200::/40`, or why it is not one.
     static func parse(_ text: String) -> Result<ClientSubnet, ConfigRejection> {
         guard let slash = text.firstIndex(of: "/") else {
-            return .failure("'\(text)' has no prefix length; write a network such as 203.0.113.0/24 or 2001:db8::/56")
+            return .failure("\(LogQuote.singleQuoted(text)) has no prefix length; write a network such as 203.0.113.0/24 or 2001:db8::/56")
         }
         let addressText = text[..<slash]
         let lengthText = text[text.index(after: slash)...]
         guard let address = IPAddress(addressText) else {
-            return .failure("'\(text)': '\(addressText)' is not an IP address")
+            return .failure("\(LogQuote.singleQuoted(text)): \(LogQuote.singleQuoted(addressText)) is not an IP address")
         }
         let bits = address.isIPv6 ? 128 : 32
         guard !lengthText.isEmpty, lengthText.utf8.count <= 3,
               lengthText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let length = Int(lengthText), length <= bits
         else {
-            return .failure("'\(text)': '\(lengthText)' is not a prefix length of an \(address.isIPv6 ? "IPv6" : "IPv4") address (0-\(bits))")
+            return .failure("\(LogQuote.singleQuoted(text)): \(LogQuote.singleQuoted(lengthText)) is not a prefix length of an \(address.isIPv6 ? "IPv6" : "IPv4") address (0-\(bits))")
         }
         let network = IPAddress(bytes: masked(address.bytes, length))!
         guard network == address else {
-            return .failure("'\(text)' has host bits set past /\(length); write the network, \(network)/\(length)")
+            return .failure("\(LogQuote.singleQuoted(text)) has host bits set past /\(length); write the network, \(network)/\(length)")
         }
         return .success(ClientSubnet(address: address, prefixLength: length)!)
     }

@@ -30,7 +30,7 @@ public struct JSONReader {
             case .unexpectedByte(let byte, let offset):
                 return "unexpected byte 0x\(String(byte, radix: 16)) in JSON at offset \(offset)"
             case .invalidString(let offset): return "invalid JSON string at offset \(offset)"
-            case .duplicateName(let name): return "JSON object repeats the member \"\(name)\""
+            case .duplicateName(let name): return "JSON object repeats the member \(LogQuote.singleQuoted(name))"
             case .trailingBytes(let offset): return "JSON text continues after the value at offset \(offset)"
             }
         }

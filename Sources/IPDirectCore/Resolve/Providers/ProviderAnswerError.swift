@@ -28,13 +28,13 @@ public enum ProviderAnswerError: Error, Equatable, Sendable, CustomStringConvert
         case .bodyTooLarge(let size, let limit): return "answer of \(size) bytes exceeds the \(limit)-byte limit"
         case .malformedJSON(let failure): return "answer is not valid JSON: \(failure)"
         case .malformedAnswer(let why): return "malformed answer: \(why)"
-        case .nameMismatch(let asked, let answered): return "asked for \(asked) but the answer is for \(answered)"
-        case .invalidAddress(let text): return "'\(text)' is not an IP address"
-        case .wrongAddressFamily(let text, let expected): return "'\(text)' is not an \(expected) address"
+        case .nameMismatch(let asked, let answered): return "asked for \(asked) but the answer is for \(LogQuote.token(answered))"
+        case .invalidAddress(let text): return "\(LogQuote.singleQuoted(text)) is not an IP address"
+        case .wrongAddressFamily(let text, let expected): return "\(LogQuote.singleQuoted(text)) is not an \(expected) address"
         case .tooManyAddresses(let count, let limit): return "answer lists \(count) addresses, more than \(limit)"
-        case .invalidTTL(let text): return "TTL '\(text)' is not an integer from 0 to 2147483647"
+        case .invalidTTL(let text): return "TTL \(LogQuote.singleQuoted(text)) is not an integer from 0 to 2147483647"
         case .serverFailure(let rcode): return "DNS error \(DNSResponseCode.name(of: rcode)) (RCODE \(rcode))"
-        case .providerError(let code): return "provider error \(code)"
+        case .providerError(let code): return "provider error \(LogQuote.token(code))"
         case .undecryptable(let why): return "answer does not decrypt: \(why)"
         }
     }

@@ -95,7 +95,7 @@ enum ProviderQueryPlan {
         // page, a captive portal), whatever its status.
         let mediaType = contentType.map { String($0.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased() }
         guard mediaType == dnsMessageType else {
-            return .failure(HTTPDNSQueryFailure("answered with media type \(contentType ?? "none"), not \(dnsMessageType)"))
+            return .failure(HTTPDNSQueryFailure("answered with media type \(contentType.map { LogQuote.singleQuoted($0) } ?? "none"), not \(dnsMessageType)"))
         }
         switch DNSAnswer.parse(body, for: query) {
         case .failure(let error): return .failure(HTTPDNSQueryFailure(error))

@@ -22,21 +22,6 @@ struct HTTPDNSResponse: Equatable, CustomStringConvertible {
     /// The response as the caller sees it: a status other than 2xx is an error the caller fails over on.
     var outcome: Result<HTTPDNSResponse, HTTPDNSTransportError> {
         HTTPDNSResponse.successful.contains(status)
-            ? .success(self) : .failure(.httpStatus(status, body: HTTPDNSResponse.excerpt(body)))
+            ? .success(self) : .failure(.httpStatus(status, body: String(decoding: body, as: UTF8.self)))
     }
-
-    /// Error bodies name the cause (Alibaba Cloud's `{"code":"InvalidAccount"}`), so their start is kept
-    /// for the log: printable ASCII only, double quotes made single so the log's quoting holds.
-    static func excerpt(_ body: [UInt8]) -> String {
-        String(decoding: body.prefix(excerptLength).map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "\""): return UInt8(ascii: "'")
-            case 0x20...0x7E: return byte
-            default: return UInt8(ascii: ".")
-            }
-        }, as: UTF8.self)
-    }
-
-    /// How much of an error body is kept.
-    static let excerptLength = 120
 }

@@ -30,7 +30,8 @@ enum HTTPDNSTransportError: Error, Equatable, CustomStringConvertible {
     case tls(address: SocketAddress, reason: String)
     /// The whole exchange did not finish within the endpoint's timeout.
     case timedOut(phase: Phase, millis: Int)
-    /// The endpoint answered with a status other than 2xx.
+    /// The endpoint answered with a status other than 2xx. Error bodies name the cause (Alibaba Cloud's
+    /// `{"code":"InvalidAccount"}`), so the description quotes the start of the body.
     case httpStatus(Int, body: String)
     /// The response broke HTTP/1.1 framing or HTTP/2 (nghttp2's words).
     case protocolError(String)
@@ -46,7 +47,7 @@ enum HTTPDNSTransportError: Error, Equatable, CustomStringConvertible {
         case .connectFailed(_, let reason): return "connect failed: \(reason)"
         case .tls(_, let reason): return reason
         case .timedOut(let phase, let millis): return "timed out after \(millis) ms while \(phase)"
-        case .httpStatus(let status, let body): return "HTTP status \(status)" + (body.isEmpty ? "" : ": \(body)")
+        case .httpStatus(let status, let body): return "HTTP status \(status)" + (body.isEmpty ? "" : ": \(LogQuote.singleQuoted(body))")
         case .protocolError(let reason): return "protocol error: \(reason)"
         case .bodyTooLarge(let limit): return "response body larger than \(limit) bytes"
         case .connectionClosed(let reason): return "connection closed: \(reason)"

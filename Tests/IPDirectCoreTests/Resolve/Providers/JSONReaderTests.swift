@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func failuresSayWhatWasWrong() {
-        #expect(JSONReader.Failure.duplicateName("ttl").description == "JSON object repeats the member \"ttl\"")
+        #expect(JSONReader.Failure.duplicateName("ttl").description == "JSON object repeats the member 'ttl'")
         #expect(JSONReader.Failure.unexpectedByte(0x7D, offset: 9).description.contains("0x7d"))
     }
 }

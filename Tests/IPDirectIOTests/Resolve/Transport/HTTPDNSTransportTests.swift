@@ -129,9 +129,9 @@ final class HTTPDNSTransportTests {
         let harness = try TransportHarness(isHTTPS: overHTTP2, port: overHTTP2 ? nginx.h2Port : nginx.plainPort,
                                            caFile: nginx.certificatePath)
         let outcome = harness.fetch(TransportHarness.get("/unavailable"))
-        // The start of the error body is kept for the log, with control bytes masked.
-        #expect(outcome?.error == .httpStatus(503, body: "down."), "\(String(describing: outcome))")
-        #expect(outcome?.error?.description == "HTTP status 503: down.")
+        // The error body is kept; the log quotes its start, escaped.
+        #expect(outcome?.error == .httpStatus(503, body: "down\n"), "\(String(describing: outcome))")
+        #expect(outcome?.error?.description == "HTTP status 503: 'down\\n'")
     }
 
     @Test(arguments: [true, false])
