@@ -10,6 +10,7 @@ import time
 import pytest
 import requests
 
+from harness.dns_listener import dig
 from harness.ipdirect_proxy import ConfigAdditions, IpdirectProxy, ipdirect_binary, ipdirect_config_text
 from harness.notify_socket import NotifySocket
 from harness.paced_origin import PacedOrigin
@@ -132,6 +133,32 @@ def test_socket_activation_serves_on_the_handed_socket(tmp_path, network, certif
         assert f"event=socket_activation fds=1 listen={LOOPBACK}:{handed_port}(proxy)" in log, log
         assert f"event=listen_overridden config_listen={LOOPBACK}:{configured_port}" in log, log
         assert connection_refused(configured_port), "ipdirect bound [proxy] listen although it was handed a socket"
+        activator.popen.send_signal(signal.SIGTERM)
+        assert activator.popen.wait(timeout=EXIT_SECONDS) == 0
+    finally:
+        activator.stop()
+
+
+def test_socket_activation_hands_the_dns_listener_its_udp_socket_by_name(tmp_path, network, certificates):
+    """systemd-socket-activate hands one kind of socket per run: a datagram socket named `dns`, as
+    ipdirect-dns.socket's ListenDatagram= does; the proxy binds its own [proxy] listen."""
+    handed_port, proxy_port = free_port(), free_port()
+    config = tmp_path / "ipdirect.toml"
+    config.write_text(ipdirect_config_text([f"{LOOPBACK}:{proxy_port}"], network, certificates.ca_file))
+    activator = ManagedProcess("socket-activate-dns", [
+        "systemd-socket-activate", "--datagram", "-l", f"{LOOPBACK}:{handed_port}", "--fdname=dns",
+        str(ipdirect_binary()), "run", "--config", str(config)], tmp_path)
+    activator.start()
+    try:
+        # The first datagram makes systemd-socket-activate exec ipdirect, which reads it from the socket.
+        deadline = time.monotonic() + SOCKET_ACTIVATION_SECONDS
+        answer = dig(handed_port, "localhost")
+        while answer.addresses != ["127.0.0.1"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            answer = dig(handed_port, "localhost")
+        assert answer.addresses == ["127.0.0.1"], answer.text + activator.stderr_text()
+        log = activator.stderr_text()
+        assert f"event=socket_activation name=dns udp={LOOPBACK}:{handed_port}" in log, log
         activator.popen.send_signal(signal.SIGTERM)
         assert activator.popen.wait(timeout=EXIT_SECONDS) == 0
     finally:
@@ -324,11 +351,12 @@ def test_bad_configuration_on_sighup_is_rejected_and_the_running_one_kept(servic
 # Unit files --------------------------------------------------------------------------------------------------
 def test_unit_files_pass_systemd_analyze_verify(tmp_path, repo_root):
     """verify insists that ExecStart's binary exists, so it checks copies naming the binary under test."""
-    for unit in ("ipdirect.service", "ipdirect.socket"):
+    units = ("ipdirect.service", "ipdirect.socket", "ipdirect-dns.socket")
+    for unit in units:
         text = (repo_root / "systemd" / unit).read_text()
         (tmp_path / unit).write_text(text.replace("/usr/local/bin/ipdirect", str(ipdirect_binary())))
-    result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "ipdirect.service"),
-                             str(tmp_path / "ipdirect.socket")], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["systemd-analyze", "verify", *(str(tmp_path / unit) for unit in units)],
+                            capture_output=True, text=True, timeout=60)
     # Unknown or misspelt keys are only warnings to verify: any output at all fails the test.
     assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stdout + result.stderr
     service = (repo_root / "systemd" / "ipdirect.service").read_text()

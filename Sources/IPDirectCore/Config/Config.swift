@@ -33,6 +33,7 @@ public struct Config: Sendable, Equatable {
         let document = TOMLParser.parse(text)
         var diagnostics = document.problems.map { ConfigDiagnostic(line: $0.line, message: $0.message) }
         var config = Config.defaults
+        var dnsListenLine: Int?
         for entry in document.root.entries {
             guard let section = sections.first(where: { $0.name == entry.key }) else {
                 diagnostics.append(unknownTopLevel(entry))
@@ -44,7 +45,11 @@ public struct Config: Sendable, Equatable {
                 continue
             }
             diagnostics += section.apply(table, &config)
+            if entry.key == DNSSettings.sectionName, let listen = table.entries.first(where: { $0.key == "listen" }) {
+                dnsListenLine = listen.line
+            }
         }
+        if let dnsListenLine { diagnostics += DNSSettings.loopProblems(config, listenLine: dnsListenLine) }
         guard diagnostics.isEmpty else {
             let inLineOrder = diagnostics.enumerated()
                 .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }

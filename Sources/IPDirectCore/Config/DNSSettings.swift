@@ -57,4 +57,12 @@ extension DNSSettings {
     static var section: ConfigSection {
         .keyed(sectionName, \.dns, keys: configKeys)
     }
+
+    /// The loop guard, once every section is read: `[resolver] system_nameservers` naming this listener
+    /// would make the `system` source ask ipdirect itself.
+    static func loopProblems(_ config: Config, listenLine: Int) -> [ConfigDiagnostic] {
+        config.dns.listen.filter { config.resolver.systemNameservers.contains($0) }.map { address in
+            ConfigDiagnostic(line: listenLine, message: "listen: \(address) is also in [resolver] system_nameservers; the system source would ask ipdirect itself (a loop)")
+        }
+    }
 }

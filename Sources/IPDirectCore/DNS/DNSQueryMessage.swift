@@ -39,7 +39,7 @@ extension DNSQueryMessage {
     /// The DO bit in the OPT record's TTL field (RFC 6891 §6.1.4).
     private static let dnssecOKBit: UInt32 = 0x8000
     /// RFC 6891 §6.2.5: a requestor's size below this is read as this.
-    static let minimumUDPPayload = 512
+    public static let minimumUDPPayload = 512
     static let standardQuery: UInt8 = 0
 
     /// Reads `bytes` as a query to this server, in the order RFC 1035, 6891 and 8906 give the checks.

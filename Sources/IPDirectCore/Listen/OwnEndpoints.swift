@@ -7,6 +7,7 @@ public struct OwnEndpoints: Sendable, Equatable {
     public enum Role: String, Sendable, CustomStringConvertible {
         case proxy
         case admin
+        case dns
 
         public var description: String { rawValue }
     }

@@ -26,7 +26,9 @@ final class DNSResponder {
         self.worker = worker
     }
 
-    func answer(_ bytes: [UInt8], from client: SocketAddress, transport: DNSTransport,
+    /// `mayWait`: whether a lookup that cannot be answered from the cache may wait for the resolver; when
+    /// not, the query is dropped unanswered (the client asks again), which bounds what a flood costs.
+    func answer(_ bytes: [UInt8], from client: SocketAddress, transport: DNSTransport, mayWait: Bool = true,
                 reply: @escaping ([UInt8]) -> Void) -> DNSAnswerStart {
         let started = MonotonicClock.nowMicros()
         let settings = worker.config.dns
@@ -37,7 +39,7 @@ final class DNSResponder {
             Logger.debug("event=dns_dropped client=\(client) transport=\(transport) reason=\"\(reason)\"")
             return .dropped
         case .reply(let response, let reason):
-            send(response, limit: DNSQueryMessage.minimumUDPPayloadForReplies, type: response.question?.type ?? 0,
+            send(response, limit: DNSQueryMessage.minimumUDPPayload, type: response.question?.type ?? 0,
                  note: reason, client: client, transport: transport, started: started, reply: reply)
             return .answered
         case .query(let read):
@@ -69,6 +71,12 @@ final class DNSResponder {
                 finish(result)
                 return .answered
             case .pending(let handle):
+                guard mayWait else {
+                    handle.cancel()
+                    worker.metrics.update { $0.dns.dropped += 1 }
+                    Logger.debug("event=dns_dropped client=\(client) transport=\(transport) reason=\"too many lookups waiting\"")
+                    return .dropped
+                }
                 return .pending(handle)
             }
         }
@@ -101,7 +109,7 @@ final class DNSResponder {
         let name = response.question.map { $0.name.description } ?? "-"
         let answers = Int(bytes.count >= 8 ? UInt16(bytes[6]) << 8 | UInt16(bytes[7]) : 0)
         Logger.log(worker.config.dns.queryLogLevel,
-                   "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name)) type=\(DNSType.name(type)) rcode=\(response.rcode) answers=\(answers)\(truncated ? " truncated=true" : "") elapsed_us=\(MonotonicClock.nowMicros() - started) note=\"\(note)\"")
+                   "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name)) type=\(DNSType.name(type)) rcode=\(response.rcode) answers=\(answers)\(truncated ? " truncated=true" : "") elapsed_us=\(MonotonicClock.nowMicros() - started) note=\(LogQuote.quoted(note))")
     }
 
     /// Where the answer came from, for the query log.

@@ -55,3 +55,15 @@ extension BufferEventCallbacks {
         Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let dnsStreamRead: bufferevent_data_cb = { _, context in
+        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let dnsStreamWrite: bufferevent_data_cb = { _, context in
+        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didDrain()
+    }
+    static let dnsStreamEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}

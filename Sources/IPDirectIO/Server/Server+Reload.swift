@@ -19,6 +19,7 @@ extension Server {
         ("proxy.log_level", { $0.proxy.logLevel != $1.proxy.logLevel }, { $0.proxy.logLevel = $1.proxy.logLevel }),
         ("proxy.upstream_idle_timeout", { $0.proxy.upstreamIdleTimeoutMs != $1.proxy.upstreamIdleTimeoutMs },
          { $0.proxy.upstreamIdleTimeoutMs = $1.proxy.upstreamIdleTimeoutMs }),
+        ("dns.listen", { $0.dns.listen != $1.dns.listen }, { $0.dns.listen = $1.dns.listen }),
         ("proxy.upstream_max_idle_per_host", { $0.proxy.upstreamMaxIdlePerHost != $1.proxy.upstreamMaxIdlePerHost },
          { $0.proxy.upstreamMaxIdlePerHost = $1.proxy.upstreamMaxIdlePerHost }),
     ]}

@@ -15,6 +15,8 @@ public final class Server {
     var reloadsPending = 0
     /// Each worker's listening sockets, one per address in `[proxy] listen` order (WorkerListeningSockets).
     let workerSockets: [[ListeningSocket]]
+    /// Each worker's DNS listener sockets (`[dns] listen`, or handed ones named `dns`); empty when it is off.
+    let dnsSockets: [DNSListenerSockets]
     let workers: [Worker]
     /// The TLS of the connections ipdirect originates, one for every worker (the CA store parsed once, one
     /// session cache so a session learned on one loop resumes on another); replaced whole by a reload that
@@ -50,7 +52,10 @@ public final class Server {
         notifier = ServiceNotifier(socket: environment.notifySocket)
         watchdogPingIntervalMs = environment.watchdogPingIntervalMs
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        workerSockets = try Server.listeningSockets(config: config, handed: environment.handedSockets, workers: count)
+        let handedDNS = environment.handedSockets.filter { $0.name == DNSListenerSockets.handedName }
+        let handedProxy = environment.handedSockets.filter { $0.name != DNSListenerSockets.handedName }
+        workerSockets = try Server.listeningSockets(config: config, handed: handedProxy, workers: count)
+        dnsSockets = try Server.dnsSockets(config.dns, handed: handedDNS, workers: count)
         Server.warnIfOpen(listen: workerSockets[0].map(\.address), access: config.access)
         credentials = try CredentialService(users: try Server.loadUsers(config.access))
         let accessLogFD: Int32?
@@ -66,12 +71,12 @@ public final class Server {
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         // Bound before the workers start, so their sessions know every listener that requests must not reach.
         let adminSockets = try Server.bindAdmin(config.admin)
-        let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets)
+        let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0])
         Logger.info("event=own_endpoints listeners=\"\(ownEndpoints.listeners.map(\.description).joined(separator: ","))\" interface_addresses=\(ownEndpoints.interfaceAddresses.count)")
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, workerCount: count, config: config, ownEndpoints: ownEndpoints, tls: tls,
-                                      sockets: workerSockets[index], accessLogFD: accessLogFD, gate: gate,
+                                      sockets: workerSockets[index], dnsSockets: dnsSockets[index], accessLogFD: accessLogFD, gate: gate,
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
@@ -158,10 +163,11 @@ public final class Server {
     /// Every listener of the daemon, which no request through the proxy may reach, with the machine's
     /// addresses that a wildcard listener answers on. Listeners are bound once (a reload keeps them), so
     /// only the addresses change, on a network change. A DNS or transparent listener joins here.
-    static func ownEndpoints(proxy: [ListeningSocket], admin: [ListeningSocket]) -> OwnEndpoints {
+    static func ownEndpoints(proxy: [ListeningSocket], admin: [ListeningSocket], dns: DNSListenerSockets) -> OwnEndpoints {
         var endpoints = OwnEndpoints(interfaceAddresses: interfaceAddresses())
         endpoints.add(.proxy, proxy.map(\.boundAddress))
         endpoints.add(.admin, admin.map(\.boundAddress))
+        endpoints.add(.dns, dns.addresses)
         return endpoints
     }
 
@@ -190,6 +196,23 @@ public final class Server {
             return WorkerListeningSockets.shared(sockets, workers: workers)
         }
         return try WorkerListeningSockets.bind(config.proxy.listen, workers: workers)
+    }
+
+    /// The DNS listener's sockets: those the service manager handed over under the name `dns` (UDP and TCP,
+    /// shared by every worker; they win over `[dns] listen`, as handed proxy sockets win over `[proxy]
+    /// listen`), else the configured addresses, one UDP and one TCP socket per worker for each.
+    static func dnsSockets(_ settings: DNSSettings, handed: [ServiceEnvironment.HandedSocket],
+                           workers: Int) throws(StartupError) -> [DNSListenerSockets] {
+        guard handed.isEmpty else {
+            let sockets = try HandedSockets.takeDNS(handed)
+            Logger.info("event=socket_activation name=dns udp=\(sockets.datagram.map(\.address.description).joined(separator: ",")) tcp=\(sockets.addresses.map(\.description).joined(separator: ","))")
+            return [DNSListenerSockets](repeating: sockets, count: workers)
+        }
+        let sockets = try DNSListenerSockets.bind(settings.listen, workers: workers)
+        if !settings.listen.isEmpty {
+            Logger.info("event=dns_listening listen=\(sockets[0].addresses.map(\.description).joined(separator: ","))")
+        }
+        return sockets
     }
 
     /// The admin listener's sockets, bound before anything starts so a taken port that the file names

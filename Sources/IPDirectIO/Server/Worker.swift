@@ -31,6 +31,8 @@ final class Worker {
     let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
+    /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
+    private(set) var dnsListeners: DNSWorkerListeners?
     var sessions: [ObjectIdentifier: ClientSession] = [:]
     /// Kept-alive connections waiting between requests with no session (Worker+Parking).
     private(set) lazy var parkedClients = ParkedClients(worker: self)
@@ -48,7 +50,7 @@ final class Worker {
     static let acceptRetryMillis = 500
 
     init(index: Int, workerCount: Int, config: Config, ownEndpoints: OwnEndpoints, tls: TLSClientContext, sockets: [ListeningSocket],
-         accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
+         dnsSockets: DNSListenerSockets = DNSListenerSockets(), accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
          prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
@@ -76,6 +78,9 @@ final class Worker {
             }
             listeners.append(listener)
         }
+        if !dnsSockets.datagram.isEmpty || !dnsSockets.stream.isEmpty {
+            dnsListeners = try DNSWorkerListeners(worker: self, sockets: dnsSockets)
+        }
     }
 
     /// What the connections accepted from now on take; sessions check logins with nothing when
@@ -96,6 +101,7 @@ final class Worker {
     /// Runs the loop until `requestStop`; called on the worker's own thread.
     func run() {
         base.dispatch()
+        dnsListeners?.close()
         for session in Array(sessions.values) { session.close() }
         parkedClients.closeAll()
         pool.closeAll()

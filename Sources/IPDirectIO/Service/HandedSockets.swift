@@ -26,6 +26,34 @@ enum HandedSockets {
         return sockets
     }
 
+    /// The DNS listener's handed sockets (`FileDescriptorName=dns`): datagram sockets bound to an address,
+    /// and listening stream sockets.
+    static func takeDNS(_ handed: [ServiceEnvironment.HandedSocket]) throws(StartupError) -> DNSListenerSockets {
+        for variable in ServiceEnvironment.listenVariables { unsetenv(variable) }
+        var sockets = DNSListenerSockets()
+        for socket in handed {
+            guard let address = SocketAddress(localOf: socket.fd) else {
+                throw StartupError("handed descriptor \(socket.fd) (dns) is not bound to an IPv4 or IPv6 address")
+            }
+            _ = fcntl(socket.fd, F_SETFL, fcntl(socket.fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(socket.fd, F_SETFD, FD_CLOEXEC)
+            if isListeningStream(socket.fd) {
+                sockets.stream.append(ListeningSocket(adopting: socket.fd, address: address))
+            } else if socketType(socket.fd) == Int32(SOCK_DGRAM.rawValue) {
+                sockets.datagram.append(DatagramSocket(adopting: socket.fd, address: address))
+            } else {
+                throw StartupError("handed descriptor \(socket.fd) (dns) is neither a UDP socket nor a listening TCP socket")
+            }
+        }
+        return sockets
+    }
+
+    private static func socketType(_ fd: Int32) -> Int32? {
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 ? type : nil
+    }
+
     private static func isListeningStream(_ fd: Int32) -> Bool {
         var type: Int32 = 0
         var accepting: Int32 = 0

@@ -35,6 +35,7 @@ import Testing
             + TLSSettings.configKeys.map { ("tls", $0.name) }
             + AdminSettings.configKeys.map { ("admin", $0.name) }
             + PACSettings.configKeys.map { ("pac", $0.name) }
+            + DNSSettings.configKeys.map { ("dns", $0.name) }
             + TLSPinTable.configKeys.map { ("tls.pin", $0.name) }
             + HTTPDNSProviderTable.configKeys.map { ("resolver.httpdns", $0.name) }
     }

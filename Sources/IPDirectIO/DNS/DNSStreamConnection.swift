@@ -1,0 +1,116 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One TCP connection to the DNS listener (RFC 7766): messages after a two-octet length, several queries
+/// in flight at once and answered in the order their lookups finish, closed after
+/// `DNSSettings.tcpIdleTimeoutMs` with nothing in flight, or at once on a message that cannot be read.
+final class DNSStreamConnection {
+    private let bev: OpaquePointer
+    private let client: SocketAddress
+    private unowned let responder: DNSResponder
+    /// Called once when the connection is closed, so its owner lets it go.
+    private let closed: (DNSStreamConnection) -> Void
+    private var lookups: [Int: ResolveHandle] = [:]
+    private var nextLookup = 0
+    private var inFlight = 0
+    private var closeWhenAnswered = false
+    private var isClosed = false
+
+    /// The length prefix of DNS over TCP (RFC 1035 §4.2.2).
+    private static let prefixSize = 2
+
+    init(bev: OpaquePointer, client: SocketAddress, responder: DNSResponder, closed: @escaping (DNSStreamConnection) -> Void) {
+        self.bev = bev
+        self.client = client
+        self.responder = responder
+        self.closed = closed
+    }
+
+    func start() {
+        bufferevent_setcb(bev, BufferEventCallbacks.dnsStreamRead, BufferEventCallbacks.dnsStreamWrite,
+                          BufferEventCallbacks.dnsStreamEvent, Unmanaged.passUnretained(self).toOpaque())
+        var idle = timeval(millis: DNSSettings.tcpIdleTimeoutMs)
+        bufferevent_set_timeouts(bev, &idle, &idle)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+    }
+
+    func didRead() {
+        let input = bufferevent_get_input(bev)
+        while !isClosed, inFlight < DNSSettings.maxQueriesInFlightPerConnection {
+            var prefix = [UInt8](repeating: 0, count: Self.prefixSize)
+            guard evbuffer_copyout(input, &prefix, Self.prefixSize) == Self.prefixSize else { break }
+            let length = Int(prefix[0]) << 8 | Int(prefix[1])
+            guard evbuffer_get_length(input) >= Self.prefixSize + length else { break }
+            evbuffer_drain(input, Self.prefixSize)
+            var message = [UInt8](repeating: 0, count: length)
+            if length > 0 { evbuffer_remove(input, &message, length) }
+            handle(message)
+        }
+        guard !isClosed else { return }
+        // Past the in-flight limit the rest waits in the kernel until answers go out.
+        if inFlight >= DNSSettings.maxQueriesInFlightPerConnection { bufferevent_disable(bev, Int16(EV_READ)) }
+    }
+
+    func didDrain() {
+        if closeWhenAnswered, inFlight == 0 { close() }
+    }
+
+    func didReceive(events: Int16) {
+        if events & Int16(BEV_EVENT_TIMEOUT) != 0, inFlight > 0, events & Int16(BEV_EVENT_ERROR) == 0 {
+            // Idle only counts with nothing in flight: a slow lookup is not an idle client.
+            bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+            return
+        }
+        if events & Int16(BEV_EVENT_EOF) != 0, events & Int16(BEV_EVENT_ERROR) == 0, inFlight > 0 {
+            // A client may send its queries and close its side; the answers still go out.
+            closeWhenAnswered = true
+            bufferevent_disable(bev, Int16(EV_READ))
+            return
+        }
+        close()
+    }
+
+    private func handle(_ message: [UInt8]) {
+        inFlight += 1
+        let number = nextLookup
+        nextLookup += 1
+        var answeredAtOnce = false
+        let start = responder.answer(message, from: client, transport: .tcp) { [weak self] bytes in
+            answeredAtOnce = true
+            self?.send(bytes, lookup: number)
+        }
+        switch start {
+        case .dropped:
+            close()
+        case .answered:
+            break
+        case .pending(let handle):
+            if !answeredAtOnce { lookups[number] = handle }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], lookup: Int) {
+        guard !isClosed else { return }
+        lookups[lookup] = nil
+        inFlight -= 1
+        let output = bufferevent_get_output(bev)
+        let prefix: [UInt8] = [UInt8(bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)]
+        evbuffer_add(output, prefix, prefix.count)
+        evbuffer_add(output, bytes, bytes.count)
+        if !closeWhenAnswered, inFlight < DNSSettings.maxQueriesInFlightPerConnection {
+            bufferevent_enable(bev, Int16(EV_READ))
+        }
+    }
+
+    /// Cancels the lookups still running and frees the connection; idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for handle in lookups.values { handle.cancel() }
+        lookups.removeAll()
+        bufferevent_setcb(bev, nil, nil, nil, nil)
+        bufferevent_free(bev)
+        closed(self)
+    }
+}

@@ -1,0 +1,81 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// A bound UDP socket of the DNS listener: one per worker for each address (SO_REUSEPORT, so the kernel
+/// spreads queries over the loops), or one handed over by the service manager and shared.
+final class DatagramSocket {
+    private(set) var fd: Int32
+    let address: SocketAddress
+
+    init(address: SocketAddress, reusePort: Bool) throws(StartupError) {
+        fd = try DatagramSocket.bound(address, reusePort: reusePort)
+        self.address = address
+    }
+
+    /// Takes over a socket that is already bound.
+    init(adopting fd: Int32, address: SocketAddress) {
+        self.fd = fd
+        self.address = address
+    }
+
+    /// Fails while any other socket is bound to `address` (with SO_REUSEPORT or not), so a second instance
+    /// cannot join this one's group of sockets and take a share of its queries.
+    static func probe(_ address: SocketAddress) throws(StartupError) {
+        Glibc.close(try bound(address, reusePort: false))
+    }
+
+    private static func bound(_ address: SocketAddress, reusePort: Bool) throws(StartupError) -> Int32 {
+        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StartupError("cannot listen on \(address)/udp: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        if reusePort {
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if address.ip.isIPv6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw StartupError("cannot listen on \(address)/udp: \(reason)")
+        }
+        return fd
+    }
+
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { close() }
+}
+
+/// The DNS listener's sockets: for every `[dns] listen` address a UDP and a TCP socket per worker, or the
+/// ones the service manager handed over under the name `dns` (shared by every worker).
+struct DNSListenerSockets {
+    var datagram: [DatagramSocket] = []
+    var stream: [ListeningSocket] = []
+
+    /// The name a socket unit gives the DNS sockets (`FileDescriptorName=dns`).
+    static let handedName = "dns"
+
+    static func bind(_ addresses: [SocketAddress], workers: Int) throws(StartupError) -> [DNSListenerSockets] {
+        var sockets = [DNSListenerSockets](repeating: DNSListenerSockets(), count: workers)
+        for address in addresses {
+            // One port for TCP and UDP, chosen once where the file says 0.
+            let free = try ListeningSocket.probe(address)
+            try DatagramSocket.probe(free)
+            for worker in 0..<workers {
+                sockets[worker].datagram.append(try DatagramSocket(address: free, reusePort: workers > 1))
+                sockets[worker].stream.append(try ListeningSocket(address: free, reusePort: workers > 1))
+            }
+        }
+        return sockets
+    }
+
+    /// The addresses served, TCP and UDP alike.
+    var addresses: [SocketAddress] { stream.map(\.boundAddress) }
+}

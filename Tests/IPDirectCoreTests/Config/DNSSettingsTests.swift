@@ -1,0 +1,57 @@
+import Testing
+@testable import IPDirectCore
+
+/// The `[dns]` section: off by default, every key checked, and no listener that the system source would ask.
+@Suite struct DNSSettingsTests {
+    static func diagnostics(_ text: String) -> [String] {
+        guard case .failure(let error) = Config.parse(text) else { return [] }
+        return error.diagnostics.map(\.message)
+    }
+
+    @Test func theListenerIsOffByDefault() {
+        #expect(Config.defaults.dns.listen.isEmpty)
+        #expect(Config.defaults.dns.maxTTLSeconds == 60 && Config.defaults.dns.udpPayloadSize == 1232)
+    }
+
+    @Test func readsEveryKey() throws {
+        let text = """
+        [dns]
+        listen = ["127.0.0.1:5353", "[::1]:5353"]
+        max_ttl = 120
+        stale_ttl = 5
+        hosts_ttl = 0
+        negative_ttl = 15
+        max_addresses = 1
+        rank_port = 8443
+        udp_payload = 4096
+        firefox_canary = false
+        query_log_level = "info"
+        """
+        let dns = try Config.parse(text).get().dns
+        #expect(dns.listen.map(\.description) == ["127.0.0.1:5353", "[::1]:5353"])
+        #expect(dns.maxTTLSeconds == 120 && dns.staleTTLSeconds == 5 && dns.hostsTTLSeconds == 0)
+        #expect(dns.negativeTTLSeconds == 15 && dns.maxAddresses == 1 && dns.rankPort == 8443)
+        #expect(dns.udpPayloadSize == 4096 && !dns.firefoxCanary && dns.queryLogLevel == .info)
+    }
+
+    @Test func refusesValuesOutOfRange() {
+        let table = ["max_ttl = 0", "udp_payload = 511", "udp_payload = 4097", "max_addresses = 65", "rank_port = 0",
+                     "query_log_level = \"loud\"", "listen = \"127.0.0.1\""]
+        for line in table {
+            #expect(!Self.diagnostics("[dns]\n\(line)\n").isEmpty, "\(line)")
+        }
+    }
+
+    @Test func aListenerTheSystemSourceWouldAskIsALoop() {
+        let text = """
+        [dns]
+        listen = ["127.0.0.1:5353"]
+        [resolver]
+        system_nameservers = ["127.0.0.1:5353"]
+        """
+        #expect(Self.diagnostics(text) == [
+            "listen: 127.0.0.1:5353 is also in [resolver] system_nameservers; the system source would ask ipdirect itself (a loop)",
+        ])
+        #expect(Self.diagnostics("[dns]\nlisten = [\"127.0.0.1:5353\"]\n[resolver]\nsystem_nameservers = [\"127.0.0.1:5354\"]\n").isEmpty)
+    }
+}

@@ -1,0 +1,80 @@
+import Testing
+@testable import IPDirectCore
+
+/// Which names the DNS listener looks up and which it answers itself, without asking any source.
+@Suite struct DNSQueryRouterTests {
+    let router = DNSQueryRouter(settings: DNSSettings(), bypass: [HostPattern("*.corp.example")!])
+
+    func query(_ name: String, _ type: UInt16 = DNSType.a) -> DNSQueryMessage {
+        DNSQueryMessage(id: 7, recursionDesired: true, checkingDisabled: false, name: DNSName(name)!, type: type, edns: nil)
+    }
+
+    func rcode(_ route: DNSQueryRoute) -> DNSExtendedResponseCode? {
+        if case .answer(let response, _) = route { return response.rcode }
+        return nil
+    }
+
+    @Test func addressQueriesForPublicNamesAreLookedUpInLowerCase() {
+        #expect(router.route(query("WWW.Example.COM")) == .lookUp(host: "www.example.com", families: [.v4]))
+        #expect(router.route(query("www.example.com", DNSType.aaaa)) == .lookUp(host: "www.example.com", families: [.v6]))
+        #expect(router.route(query("www.example.com", DNSType.any)) == .lookUp(host: "www.example.com", families: [.v4, .v6]))
+    }
+
+    @Test func namesThatOnlyMeanSomethingLocallyGetNXDOMAINWithoutALookup() {
+        let table = ["printer", "printer.local", "nas.home.arpa", "x.onion", "anything.invalid", "git.corp.example",
+                     "use-application-dns.net"]
+        for name in table {
+            #expect(rcode(router.route(query(name))) == .nameError, "\(name)")
+        }
+    }
+
+    @Test func privateReverseZonesAreAnsweredAndPublicOnesRefused() {
+        let table: [(String, DNSExtendedResponseCode)] = [
+            ("5.1.168.192.in-addr.arpa", .nameError),
+            ("10.in-addr.arpa", .nameError),
+            ("1.0.0.127.in-addr.arpa", .nameError),
+            ("16.172.in-addr.arpa", .nameError),
+            ("172.in-addr.arpa", .refused),
+            ("8.8.8.8.in-addr.arpa", .refused),
+            ("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.e.f.ip6.arpa", .nameError),
+            ("d.f.ip6.arpa", .nameError),
+            ("8.8.4.0.1.0.0.2.ip6.arpa", .refused),
+        ]
+        for (name, code) in table {
+            #expect(rcode(router.route(query(name, DNSType.ptr))) == code, "\(name)")
+        }
+    }
+
+    @Test func localhostIsAnsweredForEachFamily() {
+        guard case .answer(let v4, _) = router.route(query("localhost")),
+              case .answer(let v6, _) = router.route(query("app.localhost", DNSType.aaaa)) else {
+            Issue.record("localhost was looked up")
+            return
+        }
+        #expect(v4.answers.map(\.data) == [[127, 0, 0, 1]])
+        #expect(v6.answers.map(\.type) == [DNSType.aaaa])
+    }
+
+    @Test func theCanaryCanBeAnsweredLikeAnyOtherName() {
+        var settings = DNSSettings()
+        settings.firefoxCanary = false
+        let router = DNSQueryRouter(settings: settings, bypass: [])
+        #expect(router.route(query("use-application-dns.net")) == .lookUp(host: "use-application-dns.net", families: [.v4]))
+    }
+
+    @Test func otherTypesAreRefusedAndHTTPSRecordsAnsweredEmpty() {
+        #expect(rcode(router.route(query("example.com", DNSType.mx))) == .refused)
+        #expect(rcode(router.route(query("example.com", DNSType.txt))) == .refused)
+        guard case .answer(let https, _) = router.route(query("example.com", DNSType.https)) else {
+            Issue.record("HTTPS was looked up")
+            return
+        }
+        #expect(https.rcode == .noError && https.answers.isEmpty && https.authority.count == 1)
+    }
+
+    @Test func aNameWithAnOctetNoHostNameHasIsRefused() {
+        let odd = DNSQueryMessage(id: 1, recursionDesired: true, checkingDisabled: false,
+                                  name: DNSName(labels: [Array("a.b".utf8), Array("com".utf8)]), type: DNSType.a, edns: nil)
+        #expect(rcode(router.route(odd)) == .refused)
+    }
+}
