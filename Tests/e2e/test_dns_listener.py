@@ -6,18 +6,23 @@ outside `[access] clients` are refused; and messages that are not queries are dr
 answering."""
 
 import socket
+import time
 
 import pytest
+import requests
 
 from harness.dns_listener import dig, dns_section, listener_port, wait_for_listener
 from harness.ports import LOOPBACK
 from harness.resolution_checks import start_resolving
+from test_admin_metrics import scrape
 
 PROVIDER = "unbound-get"
 # More A records than fit in 512 octets (16 octets each after the question).
 MANY_ADDRESSES = 40
 MAX_TTL = 60
 PROVIDER_TTL = 300
+# How long a ranking probe of a refusing address may take to quarantine it.
+PROBE_WAIT_SECONDS = 10
 
 
 @pytest.fixture
@@ -181,3 +186,55 @@ def test_tcp_queries_pipelined_on_one_connection_are_all_answered(listener):
     assert sorted(answered) == list(range(len(names)))
     for index, reply in answered.items():
         assert reply[-4:] == bytes([198, 51, 100, 100 + index]), index
+
+
+def upstream_entry(own, host: str, port: int) -> dict | None:
+    document = requests.get(own.admin_url("/upstreams"), timeout=5).json()
+    return next((entry for entry in document["hosts"] if entry["host"] == host and entry["port"] == port), None)
+
+
+def test_answers_follow_the_ranking_and_an_address_refused_by_its_probe_disappears(
+        provider_setup, start_ipdirect, network):
+    """`probe_answers` ranks a name nobody proxies: 127.0.0.2 refuses the origin's port (nginx listens on
+    127.0.0.1 only), so its probe quarantines it and the next answer leaves it out, in /upstreams' order."""
+    setup = provider_setup(PROVIDER)
+    port = listener_port()
+    rank_port = network.nginx_http_port
+    own = start_resolving(start_ipdirect, setup, admin=True,
+                          extra_sections=dns_section(port, probe_answers=True, rank_port=rank_port))
+    wait_for_listener(port)
+    name = "ranked.dns-listener.test"
+    refusing, answering = "127.0.0.2", LOOPBACK
+    setup.set_addresses(name, a=(refusing, answering))
+    assert sorted(dig(port, name).addresses) == sorted([refusing, answering])
+
+    deadline = time.monotonic() + PROBE_WAIT_SECONDS
+    entry = upstream_entry(own, name, rank_port)
+    while time.monotonic() < deadline and not (entry and any(item["state"] == "quarantined" for item in entry["addresses"])):
+        time.sleep(0.1)
+        entry = upstream_entry(own, name, rank_port)
+    assert entry is not None, requests.get(own.admin_url("/upstreams"), timeout=5).text
+    states = {item["address"]: item["state"] for item in entry["addresses"]}
+    assert states[refusing] == "quarantined" and states[answering] in ("healthy", "untried"), entry
+
+    answer = dig(port, name)
+    assert answer.addresses == [answering], answer.text
+    ranked = [item["address"] for item in sorted(entry["addresses"], key=lambda item: item["rank"])
+              if item["state"] != "quarantined"]
+    assert answer.addresses == ranked, entry
+
+
+def test_without_probe_answers_no_connection_is_made_to_an_answered_address(provider_setup, start_ipdirect, network):
+    setup = provider_setup(PROVIDER)
+    port = listener_port()
+    own = start_resolving(start_ipdirect, setup, admin=True,
+                          extra_sections=dns_section(port, rank_port=network.nginx_http_port))
+    wait_for_listener(port)
+    name = "unprobed.dns-listener.test"
+    setup.set_addresses(name, a=("127.0.0.2", LOOPBACK))
+    assert len(dig(port, name).addresses) == 2
+    time.sleep(1)
+    probes = [count for (metric, _), count in scrape(own).items() if metric == "ipdirect_upstream_probes_total"]
+    assert probes and sum(probes) == 0, probes
+    entry = upstream_entry(own, name, network.nginx_http_port)
+    assert entry is None or all(item["state"] != "quarantined" for item in entry["addresses"]), entry
