@@ -55,3 +55,12 @@ extension BufferEventCallbacks {
         Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let dotRead: bufferevent_data_cb = { _, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let dotEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}
