@@ -1,0 +1,124 @@
+"""A `format = "dot"` provider (RFC 7858) against a real unbound serving DNS over TLS on a loopback port:
+names resolve through it, queries share one pipelined TLS connection, queries in flight survive a server
+restart, and a certificate for another name or a key that misses the pin fails closed."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from harness.ipdirect_proxy import ConfigAdditions
+from harness.ports import LOOPBACK
+from harness.resolution_checks import HTTPDNS_ONLY, NO_POOLING, event_lines, fetch, log_field
+from harness.resolver_config import HttpdnsProvider, httpdns_sections
+from harness.unbound_doh import Record
+from harness.unbound_dot import UnboundDot
+
+PROVIDER = "unbound-dot"
+# Names the server answers, each with a loopback address so a proxied request reaches the test origin.
+PARALLEL_NAMES = [f"n{index}.dot.test" for index in range(100)]
+RESOLVED_NAME = "resolved.dot.test"
+RECORDS = [Record(name, "A", LOOPBACK) for name in [RESOLVED_NAME, *PARALLEL_NAMES]]
+ADMIN_TIMEOUT_SECONDS = 20
+# Long enough for a second unbound to start while queries wait on the frozen one.
+RESTART_TIMEOUT_MS = 10_000
+# The base64 of 32 zero octets: well-formed, and the key of no certificate.
+WRONG_PIN = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+NO_ERROR, SERVER_FAILURE = 0, 2
+
+
+@pytest.fixture
+def unbound_dot(tmp_path, doh_certificate):
+    server = UnboundDot.start(tmp_path / "unbound-dot", doh_certificate, RECORDS)
+    yield server
+    server.stop()
+
+
+def start_with_dot(start_ipdirect, server: UnboundDot, ca_file, url: str | None = None, **keys):
+    provider = HttpdnsProvider(name=PROVIDER, format="dot", url=url or server.url, bootstrap=server.bootstrap,
+                               ca_file=ca_file, **keys)
+    return start_ipdirect(ConfigAdditions(proxy_keys=dict(NO_POOLING), resolver_keys={"order": list(HTTPDNS_ONLY)},
+                                          sections=httpdns_sections(provider), admin=True))
+
+
+def resolve(own, name: str) -> dict:
+    response = requests.get(own.admin_url(f"/resolve?name={name}&type=A"), timeout=ADMIN_TIMEOUT_SECONDS)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def answered_through_dot(answer: dict) -> bool:
+    return (answer["Status"] == NO_ERROR and answer.get("Comment") == f"source={PROVIDER}"
+            and [record["data"] for record in answer.get("Answer", [])] == [LOOPBACK])
+
+
+def test_proxied_request_resolves_through_the_dot_provider(start_ipdirect, unbound_dot, certificates, network):
+    own = start_with_dot(start_ipdirect, unbound_dot, certificates.ca_file)
+
+    response = fetch(own, network.plain_url("/echo", RESOLVED_NAME), network.plain_authority(RESOLVED_NAME))
+
+    assert response.status == 200, response.describe()
+    assert own.wait_for_access_log(f" target={network.plain_authority(RESOLVED_NAME)} ", f" source={PROVIDER} ")
+    opened = event_lines(own, "dot_connection_opened")
+    assert len(opened) == 1 and log_field(opened[0], "provider") == PROVIDER, own.stderr_since_mark()
+
+
+def test_hundred_names_resolve_in_parallel_over_one_tls_connection(start_ipdirect, unbound_dot, certificates, network):
+    own = start_with_dot(start_ipdirect, unbound_dot, certificates.ca_file)
+
+    def request(name: str) -> int:
+        return fetch(own, network.plain_url("/echo", name), network.plain_authority(name)).status
+
+    with ThreadPoolExecutor(max_workers=len(PARALLEL_NAMES)) as clients:
+        statuses = list(clients.map(request, PARALLEL_NAMES))
+
+    assert statuses == [200] * len(PARALLEL_NAMES)
+    for name in PARALLEL_NAMES:
+        assert own.wait_for_access_log(f" target={network.plain_authority(name)} ", f" source={PROVIDER} "), name
+    # ipdirect opened one connection for all 200 queries (A and AAAA), and the server sees exactly one.
+    assert len(event_lines(own, "dot_connection_opened")) == 1, own.stderr_since_mark()
+    assert unbound_dot.established_connections() == 1
+
+
+def test_queries_in_flight_are_resent_after_the_server_restarts(start_ipdirect, unbound_dot, certificates):
+    own = start_with_dot(start_ipdirect, unbound_dot, certificates.ca_file, timeout_ms=RESTART_TIMEOUT_MS)
+    assert answered_through_dot(resolve(own, RESOLVED_NAME))
+
+    unbound_dot.freeze()
+    names = PARALLEL_NAMES[:10]
+    answers: dict[str, dict] = {}
+
+    def ask(name: str) -> None:
+        answers[name] = resolve(own, name)
+
+    askers = [threading.Thread(target=ask, args=(name,)) for name in names]
+    for asker in askers:
+        asker.start()
+    # The queries reach the frozen server's socket and wait there unread.
+    time.sleep(1.0)
+    unbound_dot.replace_frozen()
+    for asker in askers:
+        asker.join(timeout=ADMIN_TIMEOUT_SECONDS)
+
+    assert all(answered_through_dot(answers.get(name, {"Status": -1})) for name in names), answers
+    lost = event_lines(own, "dot_connection_lost")
+    assert lost and int(log_field(lost[0], "in_flight")) > 0, own.stderr_since_mark()
+    assert len(event_lines(own, "dot_connection_opened")) == 2, own.stderr_since_mark()
+
+
+@pytest.mark.parametrize("url_name, keys, reason", [
+    ("wrong-name.test", {}, "hostname mismatch"),
+    (None, {"spki_sha256": [WRONG_PIN]}, "pin mismatch"),
+], ids=["certificate-for-another-name", "key-not-pinned"])
+def test_unverified_server_is_never_asked(start_ipdirect, unbound_dot, certificates, url_name, keys, reason):
+    url = f"tls://{url_name}:{unbound_dot.port}" if url_name else None
+    own = start_with_dot(start_ipdirect, unbound_dot, certificates.ca_file, url=url, **keys)
+
+    answer = resolve(own, RESOLVED_NAME)
+
+    assert answer["Status"] == SERVER_FAILURE and "Answer" not in answer, answer
+    failures = event_lines(own, "httpdns_attempt_failed")
+    assert failures and all(reason in line for line in failures), own.stderr_since_mark()
+    assert not event_lines(own, "dot_connection_opened")
