@@ -27,6 +27,8 @@ RESTART_TIMEOUT_MS = 10_000
 # The base64 of 32 zero octets: well-formed, and the key of no certificate.
 WRONG_PIN = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 NO_ERROR, SERVER_FAILURE = 0, 2
+# Short, so the server closes an idle connection well within a test.
+SERVER_IDLE_TIMEOUT_MS = 1_000
 
 
 @pytest.fixture
@@ -106,6 +108,27 @@ def test_queries_in_flight_are_resent_after_the_server_restarts(start_ipdirect, 
     lost = event_lines(own, "dot_connection_lost")
     assert lost and int(log_field(lost[0], "in_flight")) > 0, own.stderr_since_mark()
     assert len(event_lines(own, "dot_connection_opened")) == 2, own.stderr_since_mark()
+
+
+def test_server_idle_close_is_followed_by_a_resumed_connection(start_ipdirect, tmp_path, doh_certificate,
+                                                              certificates):
+    server = UnboundDot.start(tmp_path / "unbound-dot-idle", doh_certificate, RECORDS,
+                              idle_timeout_ms=SERVER_IDLE_TIMEOUT_MS)
+    try:
+        own = start_with_dot(start_ipdirect, server, certificates.ca_file)
+        assert answered_through_dot(resolve(own, PARALLEL_NAMES[0]))
+        deadline = time.monotonic() + ADMIN_TIMEOUT_SECONDS
+        while not event_lines(own, "dot_connection_lost") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lost = event_lines(own, "dot_connection_lost")
+        assert lost and log_field(lost[0], "in_flight") == "0", own.stderr_since_mark()
+
+        assert answered_through_dot(resolve(own, PARALLEL_NAMES[1]))
+
+        opened = event_lines(own, "dot_connection_opened")
+        assert [log_field(line, "resumed") for line in opened] == ["false", "true"], own.stderr_since_mark()
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("url_name, keys, reason", [

@@ -20,21 +20,27 @@ from .ports import LOOPBACK, free_port
 from .processes import POLL_INTERVAL_SECONDS, STARTUP_TIMEOUT_SECONDS, ManagedProcess, ProcessFailedToStart
 from .unbound_doh import DEAD_FORWARDER, Record
 
+# unbound's own default: how long a connection may stay without a query before the server closes it.
+DEFAULT_IDLE_TIMEOUT_MS = 30_000
+
 
 class UnboundDot:
     """A running unbound speaking DNS over TLS on `port`; `url` and `bootstrap` are what a `dot` provider needs."""
     host_name = UNBOUND_HOST_NAME
 
-    def __init__(self, directory: Path, certificate: CertificatePair, records: list[Record]):
+    def __init__(self, directory: Path, certificate: CertificatePair, records: list[Record],
+                 idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS):
         self.directory = directory
         self.certificate = certificate
         self.records = list(records)
+        self.idle_timeout_ms = idle_timeout_ms
         self.port = 0
         self.instances: list[ManagedProcess] = []
 
     @classmethod
-    def start(cls, directory: Path, certificate: CertificatePair, records: list[Record]) -> "UnboundDot":
-        server = cls(directory, certificate, records)
+    def start(cls, directory: Path, certificate: CertificatePair, records: list[Record],
+              idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS) -> "UnboundDot":
+        server = cls(directory, certificate, records, idle_timeout_ms)
         server.port = free_port()
         server._start_instance()
         return server
@@ -88,6 +94,7 @@ server:
   tls-service-key: "{self.certificate.key}"
   tls-service-pem: "{self.certificate.chain}"
   so-reuseport: yes
+  tcp-idle-timeout: {self.idle_timeout_ms}
   incoming-num-tcp: 200
   access-control: 127.0.0.0/8 allow
   do-ip6: no
