@@ -25,7 +25,7 @@ DEFAULT_IDLE_TIMEOUT_MS = 30_000
 
 
 class UnboundDot:
-    """A running unbound speaking DNS over TLS on `port`; `url` and `bootstrap` are what a `dot` provider needs."""
+    """A running unbound speaking DNS over TLS on `port` of the loopback address; `url` is a `dot` provider's."""
     host_name = UNBOUND_HOST_NAME
 
     def __init__(self, directory: Path, certificate: CertificatePair, records: list[Record],
@@ -48,10 +48,6 @@ class UnboundDot:
     @property
     def url(self) -> str:
         return f"tls://{self.host_name}:{self.port}"
-
-    @property
-    def bootstrap(self) -> list[str]:
-        return [LOOPBACK]
 
     @property
     def current(self) -> ManagedProcess:
