@@ -59,6 +59,15 @@ def resolve(own, name: str) -> dict:
     return response.json()
 
 
+def connections_opened_metric(own) -> int:
+    """ipdirect_dot_connections_opened_total for the provider, from the admin listener's /metrics."""
+    response = requests.get(own.admin_url("/metrics"), timeout=ADMIN_TIMEOUT_SECONDS)
+    assert response.status_code == 200, response.text
+    series = f'ipdirect_dot_connections_opened_total{{provider="{PROVIDER}"}} '
+    values = [line[len(series):] for line in response.text.splitlines() if line.startswith(series)]
+    return int(values[0]) if values else 0
+
+
 def answered_through_dot(answer: dict) -> bool:
     return (answer["Status"] == NO_ERROR and answer.get("Comment") == f"source={PROVIDER}"
             and [record["data"] for record in answer.get("Answer", [])] == [LOOPBACK])
@@ -89,6 +98,7 @@ def test_hundred_names_resolve_in_parallel_over_one_tls_connection(start_ipdirec
         assert own.wait_for_access_log(f" target={network.plain_authority(name)} ", f" source={PROVIDER} "), name
     # ipdirect opened one connection for all 200 queries (A and AAAA), and the server sees exactly one.
     assert len(event_lines(own, "dot_connection_opened")) == 1, own.stderr_since_mark()
+    assert connections_opened_metric(own) == 1
     assert unbound_dot.established_connections() == 1
 
 
@@ -116,6 +126,7 @@ def test_queries_in_flight_are_resent_after_the_server_restarts(start_ipdirect, 
     lost = event_lines(own, "dot_connection_lost")
     assert lost and int(log_field(lost[0], "in_flight")) > 0, own.stderr_since_mark()
     assert len(event_lines(own, "dot_connection_opened")) == 2, own.stderr_since_mark()
+    assert connections_opened_metric(own) == 2
 
 
 def test_server_idle_close_is_followed_by_a_resumed_connection(start_ipdirect, tmp_path, doh_certificate,

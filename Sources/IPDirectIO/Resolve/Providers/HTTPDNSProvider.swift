@@ -34,6 +34,12 @@ final class HTTPDNSProvider: HTTPDNSSource {
         }
     }
 
+    /// Runs on the loop thread each time a `dot` provider's TLS connection opens, for the metrics.
+    var dotConnectionOpened: (() -> Void)? {
+        get { (transport as? DoTTransport)?.connectionOpened }
+        set { (transport as? DoTTransport)?.connectionOpened = newValue }
+    }
+
     func close() {
         transport.shutDown()
     }

@@ -33,15 +33,17 @@ final class DoTConnection {
     private var lastFailure = HTTPDNSTransportError.connectionClosed("the connection was lost")
     /// TLS connections opened successfully, for tests and diagnostics.
     private(set) var connectionsOpened = 0
+    private let opened: () -> Void
 
     init(address: SocketAddress, endpoint: HTTPDNSEndpoint, provider: String, base: EventBase,
-         tls: TLSClientContext, timeoutMillis: Int) {
+         tls: TLSClientContext, timeoutMillis: Int, opened: @escaping () -> Void) {
         self.address = address
         self.endpoint = endpoint
         self.provider = provider
         self.base = base
         self.tls = tls
         self.timeoutMillis = timeoutMillis
+        self.opened = opened
         idleTimer = Timer(base: base)
         idleTimer.action = { [unowned self] in perform(pipeline.tick(now: Self.nowMillis())) }
     }
@@ -125,6 +127,7 @@ final class DoTConnection {
         case .success(let upstream):
             self.upstream = upstream
             connectionsOpened += 1
+            opened()
             Logger.info("event=dot_connection_opened \(logPrefix) resumed=\(upstream.tlsSessionResumed) opened=\(connectionsOpened)")
             let context = Unmanaged.passUnretained(self).toOpaque()
             bufferevent_setcb(upstream.bev, BufferEventCallbacks.dotRead, nil, BufferEventCallbacks.dotEvent, context)

@@ -18,6 +18,8 @@ final class DoTTransport: ProviderTransport {
     private let timeoutMillis: Int
     private var connections: [SocketAddress: DoTConnection] = [:]
     private var isShutDown = false
+    /// Runs each time one of the connections opens (a first connect or a reconnect).
+    var connectionOpened: (() -> Void)?
 
     init(base: EventBase, provider: String, endpoint: HTTPDNSEndpoint, tls: TLSClientContext, timeoutMillis: Int) {
         self.base = base
@@ -51,7 +53,7 @@ final class DoTTransport: ProviderTransport {
     private func connection(to target: SocketAddress) -> DoTConnection {
         if let existing = connections[target] { return existing }
         let made = DoTConnection(address: target, endpoint: endpoint, provider: provider, base: base, tls: tls,
-                                 timeoutMillis: timeoutMillis)
+                                 timeoutMillis: timeoutMillis) { [weak self] in self?.connectionOpened?() }
         connections[target] = made
         return made
     }
