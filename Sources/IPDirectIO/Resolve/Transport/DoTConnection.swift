@@ -31,8 +31,9 @@ final class DoTConnection {
     private let idleTimer: Timer
     /// What failed last (a connect, a lost connection): the reason given to queries the pipeline fails.
     private var lastFailure = HTTPDNSTransportError.connectionClosed("the connection was lost")
-    /// TLS connections opened successfully, for tests and diagnostics.
-    private(set) var connectionsOpened = 0
+    /// TLS connections opened successfully, for the log: more than one means reconnects.
+    private var connectionsOpened = 0
+    /// Told of each opened connection, for the metrics.
     private let opened: () -> Void
 
     init(address: SocketAddress, endpoint: HTTPDNSEndpoint, provider: String, base: EventBase,

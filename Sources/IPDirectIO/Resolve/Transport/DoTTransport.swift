@@ -64,9 +64,4 @@ final class DoTTransport: ProviderTransport {
         connections.removeAll()
         for connection in closing { connection.close() }
     }
-
-    /// TLS connections opened so far to `address`, for tests and diagnostics.
-    func connectionsOpened(to address: IPAddress) -> Int {
-        connections[SocketAddress(ip: address, port: endpoint.port)]?.connectionsOpened ?? 0
-    }
 }
