@@ -67,3 +67,12 @@ extension BufferEventCallbacks {
         Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let dotRead: bufferevent_data_cb = { _, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let dotEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}
