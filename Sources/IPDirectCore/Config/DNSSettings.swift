@@ -24,6 +24,9 @@ public struct DNSSettings: Sendable, Equatable {
     public var firefoxCanary = true
     /// The level of the line logged for each query.
     public var queryLogLevel = LogLevel.debug
+    /// Lookups each worker keeps for `GET /queries` (the listener's queries and the proxy's lookups); 0 keeps
+    /// none. Taken at start: a reload does not resize the log.
+    public var queryLogEntries = 1000
 
     public init() {}
 
@@ -51,6 +54,7 @@ extension DNSSettings {
             ConfigKey("udp_payload", \.udpPayloadSize, .integer(in: 512...4096)),
             ConfigKey("firefox_canary", \.firefoxCanary, .boolean),
             ConfigKey("query_log_level", \.queryLogLevel, .choice),
+            ConfigKey("query_log", \.queryLogEntries, .integer(in: 0...100_000)),
         ]
     }
 

@@ -86,7 +86,7 @@ public final class Server {
         admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
-                                resolverService: resolver, health: prober.health)
+                                resolverService: resolver, health: prober.health, queryLogs: workers.map(\.queryLog))
     }
 
     /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.

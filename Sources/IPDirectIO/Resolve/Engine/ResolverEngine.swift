@@ -256,7 +256,7 @@ final class ResolverEngine {
             if case .httpdns = source, let comparison, !answer.isNegative {
                 // The service, not this engine: a reload may have let the engine go before the system answers.
                 comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [service] in
-                    service?.state.withLock { $0.sources.systemDisagreements += 1 }
+                    service?.state.withLock { $0.systemDisagreed(on: name) }
                 }
             }
         case .failed(let reasons, let timedOut):

@@ -7,6 +7,14 @@ import Synchronization
 struct ResolverState {
     var cache: ResolverCache
     var sources = SourceQueryCounters()
+    /// Names whose system DNS answer shared no address with HTTPDNS's (`compare_system`), marked `hijack` in
+    /// `/queries`; at most `SystemComparison.maximumReportedNames` of them.
+    var hijackedNames = Set<String>()
+
+    mutating func systemDisagreed(on name: String) {
+        sources.systemDisagreements += 1
+        if hijackedNames.count < SystemComparison.maximumReportedNames { hijackedNames.insert(name) }
+    }
 }
 
 /// The resolver every worker shares. The cache sits behind a lock that workers take for a lookup, so a
