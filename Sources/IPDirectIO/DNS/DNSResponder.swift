@@ -47,13 +47,22 @@ final class DNSResponder {
             query = read
         }
         let limit = transport == .udp ? query.udpLimit(serverLimit: settings.udpPayloadSize) : DNSResponseMessage.maximumTCPSize
+        let route = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass).route(query)
+        // Before the client check: the probe comes from ipdirect's own system source, whatever `[access] clients` says.
+        if case .loopProbe(let host, let response) = route {
+            worker.resolverService.loopProbeArrived(host)
+            send(response, limit: limit, type: query.type, source: QueryLogEntry.localSource, note: "ipdirect's loop probe",
+                 client: client, transport: transport, started: started, reply: reply)
+            return .answered
+        }
         guard worker.connectionSettings.clients.permits(client.ip.unmapped) else {
             send(query.response(rcode: .refused), limit: limit, type: query.type, source: QueryLogEntry.noSource,
                  note: "client outside access.clients", client: client, transport: transport, started: started, reply: reply)
             return .answered
         }
-        let router = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass)
-        switch router.route(query) {
+        switch route {
+        case .loopProbe:
+            return .answered
         case .answer(let response, let note):
             send(response, limit: limit, type: query.type, source: QueryLogEntry.localSource, note: note, client: client,
                  transport: transport, started: started, reply: reply)
