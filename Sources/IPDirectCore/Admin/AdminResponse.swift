@@ -36,7 +36,7 @@ public struct AdminResponse: Sendable, Equatable {
         case .notFound(let path): return .text(404, "no admin endpoint at \(path)")
         case .methodNotAllowed(let allowed): return .text(405, "method not allowed; use \(allowed)", extraFields: [("Allow", allowed)])
         case .badRequest(let reason): return .text(400, reason)
-        case .metrics, .cacheDump, .cacheFlush, .resolve, .upstreams: return nil
+        case .metrics, .cacheDump, .cacheFlush, .resolve, .upstreams, .queries: return nil
         }
     }
 

@@ -13,6 +13,8 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     case upstreams
     /// `GET /resolve?name=NAME&type=A|AAAA`: resolve like the proxy does, answered in Google's JSON schema.
     case resolve(name: String, family: AddressFamily)
+    /// `GET /queries[?limit=N]`: the newest lookups of the DNS listener and the proxy, newest first.
+    case queries(limit: Int?)
     /// A path the admin API does not have.
     case notFound(path: String)
     /// A path it has, asked with a method it does not take there; `allowed` goes in the `Allow` field.
@@ -26,6 +28,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case .metrics: return "metrics"
         case .cacheDump: return "cache"
         case .upstreams: return "upstreams"
+        case .queries(let limit): return "queries limit=\(limit.map(String.init) ?? "*")"
         case .cacheFlush(let name): return "cache_flush name=\(name ?? "*")"
         case .resolve(let name, let family): return "resolve name=\(name) type=\(family.recordTypeName)"
         case .notFound(let path): return "not_found path=\(path)"
@@ -39,7 +42,7 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     public init(method: HTTPMethod, target: String) {
         let (path, query) = Self.split(target)
         switch path {
-        case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams":
+        case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams", "/queries":
             guard Self.isRead(method) else {
                 self = .methodNotAllowed(allowed: "GET, HEAD")
                 return
@@ -58,6 +61,13 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case "/metrics": self = .metrics
         case "/cache": self = .cacheDump
         case "/upstreams": self = .upstreams
+        case "/queries":
+            if let text = query["limit"] {
+                self = Int(text).flatMap { $0 > 0 ? .queries(limit: $0) : nil }
+                    ?? .badRequest(reason: "limit: \(LogQuote.singleQuoted(text)) is not a positive number")
+            } else {
+                self = .queries(limit: nil)
+            }
         case "/cache/flush":
             if let name = query["name"] {
                 self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: \(LogQuote.singleQuoted(name)) is not a host name")

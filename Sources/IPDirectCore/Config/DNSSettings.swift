@@ -28,6 +28,9 @@ public struct DNSSettings: Sendable, Equatable {
     public var probeAnswers = false
     /// The level of the line logged for each query.
     public var queryLogLevel = LogLevel.debug
+    /// Lookups each worker keeps for `GET /queries` (the listener's queries and the proxy's lookups); 0 keeps
+    /// none. Taken at start: a reload does not resize the log.
+    public var queryLogEntries = 1000
 
     public init() {}
 
@@ -59,6 +62,7 @@ extension DNSSettings {
             ConfigKey("firefox_canary", \.firefoxCanary, .boolean),
             ConfigKey("probe_answers", \.probeAnswers, .boolean),
             ConfigKey("query_log_level", \.queryLogLevel, .choice),
+            ConfigKey("query_log", \.queryLogEntries, .integer(in: 0...100_000)),
         ]
     }
 

@@ -4,6 +4,9 @@ public enum DNSQueryRoute: Equatable, Sendable {
     case lookUp(host: String, families: [AddressFamily])
     /// Answered now; `note` says why, for the query log.
     case answer(DNSResponseMessage, note: String)
+    /// A loop probe of ipdirect's own (`DNSLoopGuard`): answered NXDOMAIN now, never looked up, and reported
+    /// to the guard.
+    case loopProbe(host: String, response: DNSResponseMessage)
 }
 
 /// Decides, for each query, whether HTTPDNS may hear of its name. Names that only mean something on this
@@ -24,6 +27,9 @@ public struct DNSQueryRouter: Sendable {
     public func route(_ query: DNSQueryMessage) -> DNSQueryRoute {
         guard let host = query.name.hostName else {
             return .answer(query.response(rcode: .refused), note: "name holds octets no host name has")
+        }
+        if DNSLoopGuard.isProbeName(host) {
+            return .loopProbe(host: host, response: negative(query, .nameError))
         }
         if host == "localhost" || host.hasSuffix(".localhost") {
             return .answer(localhost(query), note: "localhost (RFC 6761)")

@@ -7,6 +7,8 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var sources: SourceQueryCounters
     public var upstreams: UpstreamSelectionCounters
     public var auth: AuthCounters
+    /// Times the DNS loop guard found the system source asking ipdirect itself.
+    public var dnsLoopDetections: UInt64 = 0
 
     public init(traffic: TrafficMetrics = TrafficMetrics(), cache: ResolverCacheCounters = ResolverCacheCounters(),
                 cacheEntries: Int = 0, sources: SourceQueryCounters = SourceQueryCounters(),
@@ -85,6 +87,9 @@ public struct MetricsSnapshot: Sendable, Equatable {
         page.single(p + "resolver_system_disagreements_total", .counter,
                     help: "Names whose system DNS answer shared no address with HTTPDNS's (compare_system).",
                     sources.systemDisagreements)
+        page.single(p + "dns_loop_detections_total", .counter,
+                    help: "Times the system source was found asking ipdirect's own DNS listener, and switched off.",
+                    dnsLoopDetections)
         let cacheCounters: [(String, UInt64, String)] = [
             ("hits", cache.hits, "Cache lookups answered within the TTL, negative answers included."),
             ("misses", cache.misses, "Cache lookups that found nothing usable."),

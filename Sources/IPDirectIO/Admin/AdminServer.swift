@@ -2,8 +2,8 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// The admin listener (`[admin] listen`): `/healthz`, `/metrics`, `/cache`, `/cache/flush` and
-/// `/resolve`, on an event loop and thread of its own, so a slow scrape or a `/resolve` waiting for a
+/// The admin listener (`[admin] listen`): `/healthz`, `/metrics`, `/cache`, `/cache/flush`, `/upstreams`,
+/// `/queries` and `/resolve`, on an event loop and thread of its own, so a slow scrape or a `/resolve` waiting for a
 /// provider never holds up a worker. It reads the workers' metrics cells and the resolver's state, each
 /// under its own lock, and resolves through the same cache and sources as the proxy.
 ///
@@ -25,6 +25,8 @@ final class AdminServer: @unchecked Sendable {
     private let registry: MetricsRegistry
     private let service: ResolverService
     private let health: UpstreamHealth?
+    /// Every worker's query log, merged for `/queries`.
+    private let queryLogs: [QueryLogCell]
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
     private var limits: AdminConnectionLimits
@@ -32,8 +34,9 @@ final class AdminServer: @unchecked Sendable {
     private var thread: pthread_t?
 
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
-         resolverService: ResolverService, health: UpstreamHealth? = nil) throws(StartupError) {
+         resolverService: ResolverService, health: UpstreamHealth? = nil, queryLogs: [QueryLogCell] = []) throws(StartupError) {
         self.sockets = sockets
+        self.queryLogs = queryLogs
         settings = config.admin
         limits = AdminConnectionLimits(perClient: config.admin.maxConnectionsPerClient, total: AdminSettings.maxConnections)
         boundAddresses = sockets.map(\.boundAddress)
@@ -138,6 +141,12 @@ final class AdminServer: @unchecked Sendable {
             return .json(200, AdminJSON.cacheDump(rows))
         case .upstreams:
             return .json(200, health?.upstreamsJSON() ?? "{\"hosts\":[]}\n")
+        case .queries(let limit):
+            // Each worker keeps `capacity` entries; the page shows the newest `capacity` of them all.
+            let capacity = queryLogs.first?.capacity ?? 0
+            let entries = QueryLogRing.merged(queryLogs.map(\.newestFirst), limit: min(limit ?? capacity, capacity))
+            let hijacked = service.state.withLock { $0.hijackedNames }
+            return .json(200, AdminJSON.queries(entries, capacity: capacity, hijackedNames: hijacked))
         case .cacheFlush(let name):
             let flushed = service.state.withLock { state in
                 let before = state.cache.count

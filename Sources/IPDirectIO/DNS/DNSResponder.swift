@@ -40,22 +40,32 @@ final class DNSResponder {
             return .dropped
         case .reply(let response, let reason):
             send(response, limit: DNSQueryMessage.minimumUDPPayload, type: response.question?.type ?? 0,
-                 note: reason, client: client, transport: transport, started: started, reply: reply)
+                 source: QueryLogEntry.noSource, note: reason, client: client, transport: transport, started: started,
+                 reply: reply)
             return .answered
         case .query(let read):
             query = read
         }
         let limit = transport == .udp ? query.udpLimit(serverLimit: settings.udpPayloadSize) : DNSResponseMessage.maximumTCPSize
-        guard worker.connectionSettings.clients.permits(client.ip.unmapped) else {
-            send(query.response(rcode: .refused), limit: limit, type: query.type, note: "client outside access.clients",
+        let route = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass).route(query)
+        // Before the client check: the probe comes from ipdirect's own system source, whatever `[access] clients` says.
+        if case .loopProbe(let host, let response) = route {
+            worker.resolverService.loopProbeArrived(host)
+            send(response, limit: limit, type: query.type, source: QueryLogEntry.localSource, note: "ipdirect's loop probe",
                  client: client, transport: transport, started: started, reply: reply)
             return .answered
         }
-        let router = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass)
-        switch router.route(query) {
+        guard worker.connectionSettings.clients.permits(client.ip.unmapped) else {
+            send(query.response(rcode: .refused), limit: limit, type: query.type, source: QueryLogEntry.noSource,
+                 note: "client outside access.clients", client: client, transport: transport, started: started, reply: reply)
+            return .answered
+        }
+        switch route {
+        case .loopProbe:
+            return .answered
         case .answer(let response, let note):
-            send(response, limit: limit, type: query.type, note: note, client: client, transport: transport,
-                 started: started, reply: reply)
+            send(response, limit: limit, type: query.type, source: QueryLogEntry.localSource, note: note, client: client,
+                 transport: transport, started: started, reply: reply)
             return .answered
         case .lookUp(let host, let families):
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
@@ -65,7 +75,8 @@ final class DNSResponder {
                 let composed = composer.compose(query, families: families, ordered)
                 probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
-                send(composed.response, limit: limit, type: query.type, note: Self.note(result), client: client,
+                let (source, failure) = Self.source(result)
+                send(composed.response, limit: limit, type: query.type, source: source, note: failure, client: client,
                      transport: transport, started: started, reply: reply)
             }
             switch worker.connectionSettings.resolver.resolve(host, completion: finish) {
@@ -106,8 +117,10 @@ final class DNSResponder {
         worker.prober.answerHandedOut(resolution.addresses, port: worker.config.dns.rankPort)
     }
 
-    private func send(_ response: DNSResponseMessage, limit: Int, type: UInt16, note: String, client: SocketAddress,
-                      transport: DNSTransport, started: Int64, reply: ([UInt8]) -> Void) {
+    /// `source` as the query log names it; `note` says why the answer is what it is, when it was not looked up
+    /// or the lookup failed.
+    private func send(_ response: DNSResponseMessage, limit: Int, type: UInt16, source: String, note: String?,
+                      client: SocketAddress, transport: DNSTransport, started: Int64, reply: ([UInt8]) -> Void) {
         var response = response
         if response.edns != nil { response.edns?.udpPayloadSize = worker.config.dns.udpPayloadSize }
         let bytes = response.encoded(limit: limit)
@@ -117,17 +130,18 @@ final class DNSResponder {
             if truncated { metrics.dns.truncated += 1 }
         }
         reply(bytes)
+        worker.queryLog.recordListenerQuery(response, client: client, source: source, detail: note, startedMicros: started)
         let name = response.question.map { $0.name.description } ?? "-"
         let answers = Int(bytes.count >= 8 ? UInt16(bytes[6]) << 8 | UInt16(bytes[7]) : 0)
         Logger.log(worker.config.dns.queryLogLevel,
-                   "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name)) type=\(DNSType.name(type)) rcode=\(response.rcode) answers=\(answers)\(truncated ? " truncated=true" : "") elapsed_us=\(MonotonicClock.nowMicros() - started) note=\(LogQuote.quoted(note))")
+                   "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name)) type=\(DNSType.name(type)) rcode=\(response.rcode) answers=\(answers)\(truncated ? " truncated=true" : "") elapsed_us=\(MonotonicClock.nowMicros() - started) note=\(LogQuote.quoted(note ?? "source=\(source)"))")
     }
 
-    /// Where the answer came from, for the query log.
-    private static func note(_ result: Result<Resolution, ResolveFailure>) -> String {
+    /// Where the answer came from, or why there was none, for the query log.
+    private static func source(_ result: Result<Resolution, ResolveFailure>) -> (source: String, failure: String?) {
         switch result {
-        case .success(let resolution): return "source=\(resolution.sourceLabel)"
-        case .failure(let failure): return failure.reasonText
+        case .success(let resolution): return (resolution.sourceLabel, nil)
+        case .failure(let failure): return (QueryLogEntry.noSource, failure.reasonText)
         }
     }
 }

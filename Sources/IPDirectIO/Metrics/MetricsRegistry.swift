@@ -20,9 +20,13 @@ final class MetricsRegistry: Sendable {
     func snapshot() -> MetricsSnapshot {
         var traffic = TrafficMetrics()
         for cell in workers { traffic.add(cell.snapshot) }
-        let (cache, entries, sources) = resolver.state.withLock { ($0.cache.counters, $0.cache.count, $0.sources) }
-        return MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources,
-                               upstreams: health?.counters() ?? UpstreamSelectionCounters(),
-                               auth: credentials?.counters() ?? AuthCounters())
+        let (cache, entries, sources, loops) = resolver.state.withLock {
+            ($0.cache.counters, $0.cache.count, $0.sources, $0.loopGuard.detections)
+        }
+        var snapshot = MetricsSnapshot(traffic: traffic, cache: cache, cacheEntries: entries, sources: sources,
+                                       upstreams: health?.counters() ?? UpstreamSelectionCounters(),
+                                       auth: credentials?.counters() ?? AuthCounters())
+        snapshot.dnsLoopDetections = loops
+        return snapshot
     }
 }

@@ -6,17 +6,16 @@ import IPDirectCore
 /// blocks the loop. Uses /etc/resolv.conf and /etc/hosts, or the configured nameservers.
 final class SystemResolver {
     let dnsBase: OpaquePointer
+    private let settings: ResolverSettings
+    static let resolvConfPath = "/etc/resolv.conf"
 
     init(base: EventBase, settings: ResolverSettings) throws(StartupError) {
         // No flags: nothing is read implicitly, so tests can point at a loopback nameserver only.
         guard let dnsBase = evdns_base_new(base.raw, 0) else { throw StartupError("evdns_base_new failed") }
         self.dnsBase = dnsBase
+        self.settings = settings
         if settings.systemNameservers.isEmpty {
-            let status = evdns_base_resolv_conf_parse(
-                dnsBase, DNS_OPTION_SEARCH | DNS_OPTION_NAMESERVERS | DNS_OPTION_MISC | DNS_OPTION_HOSTSFILE, "/etc/resolv.conf")
-            if status != 0 {
-                Logger.warning("event=resolv_conf_unreadable status=\(status) path=/etc/resolv.conf")
-            }
+            readResolvConf(DNS_OPTION_SEARCH | DNS_OPTION_NAMESERVERS | DNS_OPTION_MISC | DNS_OPTION_HOSTSFILE)
         } else {
             for server in settings.systemNameservers {
                 let added = server.withSockaddr { evdns_base_nameserver_sockaddr_add(dnsBase, $0, $1, 0) }
@@ -24,6 +23,29 @@ final class SystemResolver {
             }
             evdns_base_load_hosts(dnsBase, "/etc/hosts")
         }
+        applyTimeouts()
+    }
+
+    /// /etc/resolv.conf changed: its nameservers and search list replace those read before. Lookups in flight
+    /// wait meanwhile and go to the new nameservers (libevent's way of re-reading the file). The hosts file
+    /// is not read again: evdns would add its entries twice.
+    func rereadResolvConf() {
+        guard settings.systemNameservers.isEmpty else { return }
+        evdns_base_clear_nameservers_and_suspend(dnsBase)
+        readResolvConf(DNS_OPTION_SEARCH | DNS_OPTION_NAMESERVERS | DNS_OPTION_MISC)
+        applyTimeouts()
+        evdns_base_resume(dnsBase)
+    }
+
+    private func readResolvConf(_ options: Int32) {
+        let status = evdns_base_resolv_conf_parse(dnsBase, options, Self.resolvConfPath)
+        if status != 0 {
+            Logger.warning("event=resolv_conf_unreadable status=\(status) path=\(Self.resolvConfPath)")
+        }
+    }
+
+    /// After resolv.conf, whose `options timeout:` would otherwise win over `system_timeout`.
+    private func applyTimeouts() {
         let seconds = String(Double(settings.systemTimeoutMs) / 1000)
         evdns_base_set_option(dnsBase, "timeout:", seconds)
         evdns_base_set_option(dnsBase, "attempts:", "2")

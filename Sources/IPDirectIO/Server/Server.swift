@@ -66,7 +66,8 @@ public final class Server {
         let gate = ConnectionGate(limit: config.proxy.maxConnections)
         let tls = try TLSClientContext(config.tls, trust: TrustStore(config.tls))
         self.tls = tls
-        resolver = try ResolverService(config: config, trust: tls.trust)
+        let dnsListenerOn = !dnsSockets[0].datagram.isEmpty || !dnsSockets[0].stream.isEmpty
+        resolver = try ResolverService(config: config, trust: tls.trust, guardsAgainstLoops: dnsListenerOn)
         prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
         resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
         // Bound before the workers start, so their sessions know every listener that requests must not reach.
@@ -86,7 +87,7 @@ public final class Server {
         admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
-                                resolverService: resolver, health: prober.health)
+                                resolverService: resolver, health: prober.health, queryLogs: workers.map(\.queryLog))
     }
 
     /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.

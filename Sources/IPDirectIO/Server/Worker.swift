@@ -42,6 +42,8 @@ final class Worker {
     private var nextSessionNumber: UInt64 = 0
     /// This loop's counters and histograms, read by the admin listener.
     let metrics = TrafficMetricsCell()
+    /// This loop's share of `/queries`: its DNS listener's queries and its sessions' lookups.
+    let queryLog: QueryLogCell
     /// Where other threads (the resolver, the main thread) hand this loop work.
     let mailbox: LoopMailbox
     /// Re-enables the listeners after accept() failed for lack of descriptors or memory.
@@ -54,6 +56,7 @@ final class Worker {
          prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
+        queryLog = QueryLogCell(capacity: config.dns.queryLogEntries)
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         health = prober.health

@@ -4,12 +4,15 @@ import IPDirectCore
 /// Lookups, pooled connections and connection races for the session's current exchange.
 extension ClientSession {
     func resolve(_ host: String) {
+        let started = MonotonicClock.nowMicros()
         let lookup = configuration.resolver.resolve(host) { [unowned self] result in
             self.lookup = nil
+            worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: started)
             perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
         }
         switch lookup {
         case .done(let result):
+            worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: started)
             perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
         case .pending(let handle):
             // A lookup answered synchronously may already have led to a new lookup; keep that one.

@@ -78,3 +78,15 @@ import Testing
         #expect(rcode(router.route(odd)) == .refused)
     }
 }
+
+extension DNSQueryRouterTests {
+    @Test func loopProbesAreAnsweredNXDOMAINWithoutALookupAndReported() {
+        let name = DNSLoopGuard.probeName(nonce: 0x1234)
+        guard case .loopProbe(let host, let response) = router.route(query(name, DNSType.txt)) else {
+            Issue.record("a probe must be routed as one")
+            return
+        }
+        #expect(host == name)
+        #expect(response.rcode == .nameError)
+    }
+}

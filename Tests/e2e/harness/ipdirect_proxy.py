@@ -137,8 +137,7 @@ class IpdirectProxy(ProxyUnderTest):
             self.config_path.write_text(ipdirect_config_text(listen, self.network, self.ca_file,
                                                               additions=self.additions, admin_listen=admin_listen))
             environment = {**os.environ, **self.additions.environment} if self.additions.environment else None
-            self.process = ManagedProcess(f"ipdirect-{self._starts}",
-                                          [str(binary), "run", "--config", str(self.config_path)], self.work_dir,
+            self.process = ManagedProcess(f"ipdirect-{self._starts}", self.command(), self.work_dir,
                                           env=environment)
             self.process.start()
             try:
@@ -153,6 +152,10 @@ class IpdirectProxy(ProxyUnderTest):
                 last_error = error
         raise ProcessFailedToStart(f"ipdirect did not start in {START_ATTEMPTS} attempts:\n{last_error}\n"
                                    f"--- config {self.config_path}:\n{self.config_path.read_text()}")
+
+    def command(self) -> list[str]:
+        """What starts this instance; a subclass may wrap it (a namespace, a bind mount)."""
+        return [str(ipdirect_binary()), "run", "--config", str(self.config_path)]
 
     def admin_url(self, path: str) -> str:
         """`http://127.0.0.1:PORT/path` of this instance's admin listener (started with `admin=True`)."""

@@ -26,7 +26,8 @@ final class ResolverEngine {
     /// Index-aligned with `settings.httpdns` (empty when `order` has no httpdns).
     private let providers: [HTTPDNSSource]
     private let selection: HTTPDNSProviderSelection
-    private let system: SystemResolver?
+    /// Also used by `DNSLoopWatch`, whose probes must take the path the system source's lookups take.
+    let system: SystemResolver?
     private let allowPrivateUpstreams: Bool
     private let cacheStore: CacheFileStore?
     private var flights = SingleFlight<String, ResolveWaiter>()
@@ -202,6 +203,9 @@ final class ResolverEngine {
                           timeouts: timeouts + (failure.timedOut ? 1 : 0), completion: completion)
                 }
             }
+        case .system where systemLoops:
+            query(name, steps: steps, reasons: reasons + ["system: \(Self.systemLoopReason)"], timeouts: timeouts,
+                  completion: completion)
         case .system:
             _ = system!.lookup(name) { [unowned self] result in
                 switch result {
@@ -258,10 +262,10 @@ final class ResolverEngine {
         switch outcome {
         case .answered(let answer, let source):
             result = store(answer, source: source, name: name, now: now)
-            if case .httpdns = source, let comparison, !answer.isNegative {
+            if case .httpdns = source, let comparison, !answer.isNegative, !systemLoops {
                 // The service, not this engine: a reload may have let the engine go before the system answers.
                 comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [service] in
-                    service?.state.withLock { $0.sources.systemDisagreements += 1 }
+                    service?.state.withLock { $0.systemDisagreed(on: name) }
                 }
             }
         case .failed(let reasons, let timedOut):
@@ -342,6 +346,13 @@ final class ResolverEngine {
         timer.action = { [unowned self] in fetchDueNames() }
         keepWarmTimer = timer
         timer.schedule(afterMillis: Int(max(0, next - now)))
+    }
+
+    static let systemLoopReason = "off: it asks ipdirect's own DNS listener (event=dns_loop)"
+
+    /// The loop guard found the system source asking ipdirect itself: it would only ask this engine again.
+    private var systemLoops: Bool {
+        system != nil && service.state.withLock { $0.loopGuard.loopDetected }
     }
 
     private func count(_ outcome: SourceQueryOutcome, source: String) {

@@ -7,6 +7,16 @@ import Synchronization
 struct ResolverState {
     var cache: ResolverCache
     var sources = SourceQueryCounters()
+    /// Whether the system source asks ipdirect itself; the workers' DNS listeners report probes here.
+    var loopGuard = DNSLoopGuard()
+    /// Names whose system DNS answer shared no address with HTTPDNS's (`compare_system`), marked `hijack` in
+    /// `/queries`; at most `SystemComparison.maximumReportedNames` of them.
+    var hijackedNames = Set<String>()
+
+    mutating func systemDisagreed(on name: String) {
+        sources.systemDisagreements += 1
+        if hijackedNames.count < SystemComparison.maximumReportedNames { hijackedNames.insert(name) }
+    }
 }
 
 /// The resolver every worker shares. The cache sits behind a lock that workers take for a lookup, so a
@@ -25,13 +35,17 @@ final class ResolverService: @unchecked Sendable {
     /// Engines a reload replaced, kept until the queries they were running have ended.
     private var retired: [ResolverEngine] = []
     private let cacheStore: CacheFileStore?
+    /// Probes for a resolv.conf that names ipdirect's own DNS listener; nil when no listener runs.
+    private var loopWatch: DNSLoopWatch?
     /// Called on the resolver thread with every positive answer a source gave (set before `start`).
     nonisolated(unsafe) var answerStored: (@Sendable (String, [IPAddress]) -> Void)?
     private var thread: pthread_t?
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
     /// `trust`: the `[tls]` CAs the proxy loaded, shared with the HTTPDNS providers; nil loads them if needed.
-    init(config: Config, trust: TrustStore? = nil, persistCache: Bool = true) throws(StartupError) {
+    /// `guardsAgainstLoops`: a DNS listener runs, which the system source may be pointed at (`DNSLoopGuard`).
+    init(config: Config, trust: TrustStore? = nil, persistCache: Bool = true,
+         guardsAgainstLoops: Bool = false) throws(StartupError) {
         LibeventLog.installed
         let settings = config.resolver
         state = Mutex(ResolverState(cache: ResolverCache(settings: settings.cache)))
@@ -41,6 +55,9 @@ final class ResolverService: @unchecked Sendable {
         cacheStore = store
         engine = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: store)
         engine.service = self
+        if guardsAgainstLoops {
+            loopWatch = DNSLoopWatch(base: base, settings: settings, service: self) { [unowned self] in engine.system }
+        }
         if let store {
             let restored = store.load(settings: settings.cache)
             state.withLock { $0.cache.restore(restored) }
@@ -50,13 +67,17 @@ final class ResolverService: @unchecked Sendable {
     /// Starts the resolver thread; `warm` resolves the `preresolve` names and keeps them fresh.
     func start(warm: Bool = true) {
         thread = LoopThread.start { [self] in base.dispatch() }
-        mailbox.post { [self] in engine.start(warm: warm) }
+        mailbox.post { [self] in
+            engine.start(warm: warm)
+            loopWatch?.start()
+        }
     }
 
     /// Stops the resolver thread, then writes the cache file one last time.
     func stop() {
         guard let thread else { return }
         mailbox.post { [self] in
+            loopWatch?.stop()
             engine.shutdown()
             for old in retired { old.shutdown(writingCache: false) }
             retired.removeAll()
@@ -89,6 +110,7 @@ final class ResolverService: @unchecked Sendable {
             retired.append(old)
             engineMayBeIdle(old)
             replacement.start(warm: true)
+            loopWatch?.apply(config.resolver)
             completion(nil)
         }
     }
@@ -128,6 +150,13 @@ final class ResolverService: @unchecked Sendable {
             mailbox.post { [self] in engine.resolve(name, waiter: waiter) }
             return .pending(pending)
         }
+    }
+
+    /// Called on a worker thread when its DNS listener receives a loop probe: the probe in flight means the
+    /// system source asks ipdirect itself, and is switched off (`ResolverEngine` reads the guard).
+    func loopProbeArrived(_ host: String) {
+        guard state.withLock({ $0.loopGuard.arrived(host) }) == .loopDetected else { return }
+        Logger.warning("event=dns_loop probe=\(host) path=\(DNSLoopWatch.resolvConfPath) details=\"the system source asks ipdirect's own DNS listener; the system source and compare_system are off, HTTPDNS keeps answering. Fix: name another nameserver in resolv.conf, set [resolver] system_nameservers, or remove system from [resolver] order\"")
     }
 
     /// Thread-safe: each of `names` that is in the cache is asked again in the background (the cached

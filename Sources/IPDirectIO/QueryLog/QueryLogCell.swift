@@ -1,0 +1,50 @@
+import IPDirectCore
+import Synchronization
+
+/// One worker's query log behind a lock of its own, like `TrafficMetricsCell`: only that worker writes it
+/// and the admin listener reads it when `/queries` is asked, so the lock is uncontended where lookups run.
+final class QueryLogCell: Sendable {
+    /// `[dns] query_log`, taken at start; 0 builds no entry at all.
+    let capacity: Int
+    private let ring: Mutex<QueryLogRing>
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        ring = Mutex(QueryLogRing(capacity: capacity))
+    }
+
+    var isOn: Bool { capacity > 0 }
+
+    var newestFirst: [QueryLogEntry] {
+        ring.withLock { $0.newestFirst }
+    }
+
+    /// A lookup the proxy made for a request that named a host (IP literals are not lookups).
+    func recordProxyLookup(_ result: Result<Resolution, ResolveFailure>, host: String, client: SocketAddress?,
+                           startedMicros: Int64) {
+        guard isOn else { return }
+        if case .success(let resolution) = result, resolution.source == .literal { return }
+        let now = MonotonicClock.nowMicros()
+        append(.proxyLookup(result, name: host, client: client, monotonicMicros: now,
+                            unixMillis: MonotonicClock.wallMillis(), elapsedMicros: now - startedMicros))
+    }
+
+    /// A query the DNS listener answered, with the addresses its answer held.
+    func recordListenerQuery(_ response: DNSResponseMessage, client: SocketAddress, source: String, detail: String?,
+                             startedMicros: Int64) {
+        guard isOn else { return }
+        let now = MonotonicClock.nowMicros()
+        let addresses = response.answers.compactMap { record -> IPAddress? in
+            record.type == DNSType.a || record.type == DNSType.aaaa ? IPAddress(bytes: record.data) : nil
+        }
+        append(QueryLogEntry(origin: .dns, monotonicMicros: now, unixMillis: MonotonicClock.wallMillis(), client: client,
+                             name: response.question?.name.hostName ?? "-",
+                             type: DNSType.name(response.question?.type ?? 0), source: source,
+                             outcome: response.rcode.description, detail: detail, addresses: addresses,
+                             elapsedMicros: now - startedMicros))
+    }
+
+    private func append(_ entry: QueryLogEntry) {
+        ring.withLock { $0.append(entry) }
+    }
+}
