@@ -161,4 +161,19 @@ import Testing
         #expect(answers[99] == "accepted")
         #expect(answers[9] == "held back")
     }
+
+    @Test func addressesOfOneIPv6Slash64ShareALineAndItsHold() {
+        var queue = Queue(throttle: throttle)
+        let sameSlash64 = (1...10).map { IPAddress("2001:db8:1:2::\($0)")! }
+        for (index, client) in sameSlash64.enumerated() {
+            #expect(queue.enqueue(index, client: client, digest: Self.digest(UInt8(index)), now: 0) == .queued)
+        }
+        let otherSlash64 = IPAddress("2001:db8:1:3::1")!
+        _ = queue.enqueue(99, client: otherSlash64, digest: Self.digest(99), now: 0)
+        let (checked, answers) = Self.checkAll(&queue, rightLogins: [99], now: 0)
+        #expect(checked == [0, 99, 1, 2, 3, 4, 5])
+        #expect((6..<10).allSatisfy { answers[$0] == "held back" })
+        #expect(queue.verdict(for: IPAddress("2001:db8:1:2::ffff")!, now: 1) != .allowed)
+        #expect(queue.verdict(for: otherSlash64, now: 1) == .allowed)
+    }
 }
