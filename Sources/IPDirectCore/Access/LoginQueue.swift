@@ -23,6 +23,10 @@ public struct LoginQueue<Login> {
         /// Clients that may have logins waiting at once. A login waits for at most one check per other
         /// waiting client: at bcrypt's usual tens of milliseconds, 64 keep any login's wait to seconds.
         public var maximumWaitingClients = 64
+        /// Clients of one network (an IPv4 /24, an IPv6 /48: what one customer is usually given) that may
+        /// have logins waiting at once, so a network's many addresses cannot take every place in the queue
+        /// and shut everyone else's logins out.
+        public var maximumWaitingClientsPerNetwork = 8
 
         public init() {}
     }
@@ -96,10 +100,20 @@ public struct LoginQueue<Login> {
             guard lines.count < settings.maximumWaitingClients else {
                 return .busy("too many clients with logins waiting to be checked")
             }
+            let network = Self.network(key)
+            guard lines.keys.count(where: { Self.network($0) == network }) < settings.maximumWaitingClientsPerNetwork else {
+                return .busy("too many clients of this network with logins waiting to be checked")
+            }
             if checking != key { turns.append(key) }
         }
         lines[key, default: []].append(Entry(client: client, digest: digest, login: login))
         return .queued
+    }
+
+    /// The network a client key belongs to: its /24 for IPv4, its /48 for IPv6.
+    static func network(_ key: IPAddress) -> IPAddress {
+        let ipv4NetworkBits = 24, ipv6NetworkBits = 48
+        return IPPrefix.masked(key, to: key.isIPv6 ? ipv6NetworkBits : ipv4NetworkBits)
     }
 
     /// The login to check now: the first of the client whose turn it is. nil while another is being checked

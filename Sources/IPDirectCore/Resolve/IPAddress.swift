@@ -93,12 +93,13 @@ public enum IPAddress: Hashable, Sendable {
     }
 
     /// The IPv4 address inside an IPv6 address whose packets end up at that IPv4 address: IPv4-mapped
-    /// `::ffff:0:0/96` and IPv4-compatible `::/96` (RFC 4291 §2.5.5), well-known NAT64 `64:ff9b::/96`
+    /// `::ffff:0:0/96` and IPv4-compatible `::/96` (RFC 4291 §2.5.5), IPv4-translated `::ffff:0:0:0/96`
+    /// (RFC 2765 §2.1, SIIT), well-known NAT64 `64:ff9b::/96`
     /// (RFC 6052 §2.1) and 6to4 `2002::/16` with the relay's address in bits 16..47 (RFC 3056 §2).
     var embeddedIPv4: IPAddress? {
         guard case .v6(let hi, let lo) = self else { return nil }
         let low32 = IPAddress.v4(UInt32(truncatingIfNeeded: lo))
-        if hi == 0 && (lo >> 32 == 0xFFFF || lo >> 32 == 0) { return low32 }
+        if hi == 0 && (lo >> 32 == 0xFFFF || lo >> 32 == 0 || lo >> 32 == 0xFFFF_0000) { return low32 }
         if hi == 0x0064_FF9B_0000_0000 && lo >> 32 == 0 { return low32 }
         if hi >> 48 == 0x2002 { return .v4(UInt32(truncatingIfNeeded: hi >> 16)) }
         return nil

@@ -22,6 +22,10 @@ struct CredentialState {
     var queue: LoginQueue<QueuedLogin>
     /// Whether a job that takes logins from `queue` is posted to the crypt thread and not yet done.
     var checkerPosted = false
+    /// Set by `stop`: logins still queued are not checked, since the loops that would get the answers
+    /// have stopped, and checking them could outlast systemd's stop timeout (a full queue of cost-12
+    /// bcrypt checks takes minutes).
+    var stopping = false
     var counters = AuthCounters()
 }
 
@@ -59,9 +63,10 @@ final class CredentialService: @unchecked Sendable {
         thread = LoopThread.start { [self] in base.dispatch() }
     }
 
-    /// Stops the crypt thread once the logins queued before this call are done.
+    /// Stops the crypt thread once the check in progress is done; queued logins are left unchecked.
     func stop() {
         guard let thread else { return }
+        state.withLock { $0.stopping = true }
         mailbox.post { [self] in base.loopBreak() }
         pthread_join(thread, nil)
         self.thread = nil
@@ -160,7 +165,7 @@ final class CredentialService: @unchecked Sendable {
     /// The next login to check; nil once the queue is empty, which also lets the next login post a new checker.
     private func takeNextLogin() -> TakenLogin? {
         state.withLock { state in
-            guard let entry = state.queue.next() else {
+            guard !state.stopping, let entry = state.queue.next() else {
                 state.checkerPosted = false
                 return nil
             }

@@ -160,6 +160,7 @@ final class AdminConnection {
             pending = nil
             send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
                  method: method, target: target, persistence: persistence, headOnly: headOnly)
+            if !closeAfterWrite { bufferevent_enable(bev, Int16(EV_READ)) }
             serveBuffered()
         }
         switch lookup {
@@ -167,7 +168,11 @@ final class AdminConnection {
             send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
                  method: method, target: target, persistence: persistence, headOnly: headOnly)
         case .pending(let handle):
-            if !handle.isFinished { pending = handle }
+            guard !handle.isFinished else { return }
+            pending = handle
+            // Nothing is parsed while the lookup runs, so nothing more is read: a client streaming bytes
+            // behind a slow /resolve would otherwise grow the input buffer without bound.
+            bufferevent_disable(bev, Int16(EV_READ))
         }
     }
 

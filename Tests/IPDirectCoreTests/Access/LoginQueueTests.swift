@@ -161,4 +161,40 @@ import Testing
         #expect(answers[99] == "accepted")
         #expect(answers[9] == "held back")
     }
+
+    @Test func addressesOfOneIPv6Slash64ShareALineAndItsHold() {
+        var queue = Queue(throttle: throttle)
+        let sameSlash64 = (1...10).map { IPAddress("2001:db8:1:2::\($0)")! }
+        for (index, client) in sameSlash64.enumerated() {
+            #expect(queue.enqueue(index, client: client, digest: Self.digest(UInt8(index)), now: 0) == .queued)
+        }
+        let otherSlash64 = IPAddress("2001:db8:1:3::1")!
+        _ = queue.enqueue(99, client: otherSlash64, digest: Self.digest(99), now: 0)
+        let (checked, answers) = Self.checkAll(&queue, rightLogins: [99], now: 0)
+        #expect(checked == [0, 99, 1, 2, 3, 4, 5])
+        #expect((6..<10).allSatisfy { answers[$0] == "held back" })
+        #expect(queue.verdict(for: IPAddress("2001:db8:1:2::ffff")!, now: 1) != .allowed)
+        #expect(queue.verdict(for: otherSlash64, now: 1) == .allowed)
+    }
+
+    @Test func oneNetworksManyAddressesCannotTakeEveryPlaceInTheQueue() {
+        var settings = Queue.Settings()
+        settings.maximumWaitingClientsPerNetwork = 3
+        var queue = Queue(settings: settings, throttle: throttle)
+        for host in 1...3 {
+            #expect(queue.enqueue(host, client: IPAddress("203.0.113.\(host)")!, digest: Self.digest(UInt8(host)), now: 0) == .queued)
+        }
+        guard case .busy = queue.enqueue(4, client: IPAddress("203.0.113.4")!, digest: Self.digest(4), now: 0) else {
+            Issue.record("a fourth client of one /24 was queued past the limit of three")
+            return
+        }
+        #expect(queue.enqueue(5, client: IPAddress("203.0.114.1")!, digest: Self.digest(5), now: 0) == .queued)
+        for subnet in 1...3 {
+            _ = queue.enqueue(10 + subnet, client: IPAddress("2001:db8:7:\(subnet)::1")!, digest: Self.digest(UInt8(10 + subnet)), now: 0)
+        }
+        guard case .busy = queue.enqueue(20, client: IPAddress("2001:db8:7:9::1")!, digest: Self.digest(20), now: 0) else {
+            Issue.record("a fourth /64 of one IPv6 /48 was queued past the limit of three")
+            return
+        }
+    }
 }

@@ -7,6 +7,8 @@ import Testing
     @Test(arguments: [
         // IPv4-compatible ::/96 (deprecated), judged by the IPv4 address it carries.
         ("::10.0.0.1", true), ("::127.0.0.1", true), ("::192.168.1.1", true), ("::8.8.8.8", false),
+        // IPv4-translated ::ffff:0:0:0/96 (SIIT), judged the same way.
+        ("::ffff:0:10.0.0.1", true), ("::ffff:0:127.0.0.1", true), ("::ffff:0:8.8.8.8", false),
         // Well-known NAT64 prefix 64:ff9b::/96.
         ("64:ff9b::10.0.0.1", true), ("64:ff9b::127.0.0.1", true), ("64:ff9b::a9fe:a9fe", true),
         ("64:ff9b::8.8.8.8", false), ("64:ff9b::203.0.113.7", false),

@@ -245,4 +245,15 @@ import Testing
         #expect(harness.check("alice", "s3cret") == .accepted)
         #expect(harness.counters.failures[.heldBack] == 1)
     }
+
+    @Test func stoppingLeavesQueuedLoginsUnchecked() throws {
+        let harness = try Harness(users: ["alice": try CryptWorkspaceTests.htpasswd("B -C 12", password: "s3cret")])
+        let queued = 10
+        for index in 0..<queued {
+            _ = harness.verify("alice", "guess\(index)", client: IPAddress("127.0.1.\(index + 1)")!) { _ in }
+        }
+        harness.service.stop()
+        // The check that had begun finishes; the rest would take seconds each at cost 12.
+        #expect(harness.counters.verifications <= 1)
+    }
 }
