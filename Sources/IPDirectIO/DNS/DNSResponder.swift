@@ -21,6 +21,9 @@ enum DNSAnswerStart {
 /// by the ranking at `rank_port`, and hands the encoded response to `reply` on this worker's thread.
 final class DNSResponder {
     unowned let worker: Worker
+    /// Queries relayed to other servers and not yet answered, at most
+    /// `DNSSettings.maxForwardedInFlightPerWorker`.
+    private var relays: [ObjectIdentifier: DNSForwardExchange] = [:]
 
     init(worker: Worker) {
         self.worker = worker
@@ -57,6 +60,17 @@ final class DNSResponder {
             send(response, limit: limit, type: query.type, note: note, client: client, transport: transport,
                  started: started, reply: reply)
             return .answered
+        case .forward(let servers, let note):
+            return relay(query, to: servers, https: settings.httpsRecords, note: note, limit: limit, client: client,
+                         transport: transport, started: started, reply: reply)
+        case .relay(_, let fallback, let https, let note):
+            guard !fallback.isEmpty else {
+                send(query.response(rcode: .refused), limit: limit, type: query.type, note: "\(note): no DoH provider and no forward server",
+                     client: client, transport: transport, started: started, reply: reply)
+                return .answered
+            }
+            return relay(query, to: fallback, https: https, note: note, limit: limit, client: client,
+                         transport: transport, started: started, reply: reply)
         case .lookUp(let host, let families):
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
@@ -80,6 +94,41 @@ final class DNSResponder {
                 return .pending(handle)
             }
         }
+    }
+
+    /// Relays `query` to plain-DNS `servers` from this worker's loop; SERVFAIL when none answers, or when
+    /// too many relayed queries already wait.
+    private func relay(_ query: DNSQueryMessage, to servers: [SocketAddress], https: DNSHTTPSRecords, note: String,
+                       limit: Int, client: SocketAddress, transport: DNSTransport, started: Int64,
+                       reply: @escaping ([UInt8]) -> Void) -> DNSAnswerStart {
+        guard relays.count < DNSSettings.maxForwardedInFlightPerWorker else {
+            send(query.response(rcode: .serverFailure), limit: limit, type: query.type, note: "too many relayed queries waiting",
+                 client: client, transport: transport, started: started, reply: reply)
+            return .answered
+        }
+        let attempts = DNSForwardAttempts(relayed: DNSRelayedQuery(client: query, upstreamID: .random(in: .min ... .max)),
+                                          servers: servers, https: https)
+        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { [unowned self] outcome in
+            switch outcome {
+            case .answer(let response, let dropped):
+                send(response, limit: limit, type: query.type, note: "\(note); forwarded\(dropped > 0 ? ", \(dropped) records dropped" : "")",
+                     client: client, transport: transport, started: started, reply: reply)
+            case .fail(let reason):
+                send(query.response(rcode: .serverFailure), limit: limit, type: query.type, note: "\(note); forward failed: \(reason)",
+                     client: client, transport: transport, started: started, reply: reply)
+            case .sendUDP, .sendTCP, .keepWaiting:
+                break
+            }
+        }
+        exchange.ended = { [unowned self] ended in relays[ObjectIdentifier(ended)] = nil }
+        relays[ObjectIdentifier(exchange)] = exchange
+        exchange.start()
+        return exchange.isFinished ? .answered : .pending(exchange)
+    }
+
+    /// Cancels the relayed queries still waiting (the worker stops).
+    func close() {
+        for exchange in Array(relays.values) { exchange.cancel() }
     }
 
     /// The addresses in the order a connection to `rank_port` would try them; quarantined ones are left
