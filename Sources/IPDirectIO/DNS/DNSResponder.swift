@@ -23,7 +23,7 @@ final class DNSResponder {
     unowned let worker: Worker
     /// Queries relayed to other servers and not yet answered, at most
     /// `DNSSettings.maxForwardedInFlightPerWorker`.
-    private var relays: [ObjectIdentifier: DNSForwardExchange] = [:]
+    private var forwards: [ObjectIdentifier: DNSForwardExchange] = [:]
 
     init(worker: Worker) {
         self.worker = worker
@@ -54,6 +54,10 @@ final class DNSResponder {
                  client: client, transport: transport, started: started, reply: reply)
             return .answered
         }
+        let respond: (DNSResponseMessage, String) -> Void = { [unowned self] response, note in
+            send(response, limit: limit, type: query.type, note: note, client: client, transport: transport,
+                 started: started, reply: reply)
+        }
         let router = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass)
         switch router.route(query) {
         case .answer(let response, let note):
@@ -61,16 +65,14 @@ final class DNSResponder {
                  started: started, reply: reply)
             return .answered
         case .forward(let servers, let note):
-            return relay(query, to: servers, https: settings.httpsRecords, note: note, limit: limit, client: client,
-                         transport: transport, started: started, reply: reply)
-        case .relay(_, let fallback, let https, let note):
-            guard !fallback.isEmpty else {
-                send(query.response(rcode: .refused), limit: limit, type: query.type, note: "\(note): no DoH provider and no forward server",
-                     client: client, transport: transport, started: started, reply: reply)
-                return .answered
+            return forward(query, to: servers, https: settings.httpsRecords, note: note, respond: respond)
+        case .relay(let host, let fallback, let https, let note):
+            guard mayWait else {
+                worker.metrics.update { $0.dns.dropped += 1 }
+                Logger.debug("event=dns_dropped client=\(client) transport=\(transport) reason=\"too many lookups waiting\"")
+                return .dropped
             }
-            return relay(query, to: fallback, https: https, note: note, limit: limit, client: client,
-                         transport: transport, started: started, reply: reply)
+            return relay(query, host: host, fallback: fallback, https: https, note: note, respond: respond)
         case .lookUp(let host, let families):
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
@@ -96,39 +98,64 @@ final class DNSResponder {
         }
     }
 
+    /// Relays `query` about `host` to the `doh` providers that serve it (through the resolver thread, which
+    /// owns their connections); without one, to the `fallback` servers; without those, REFUSED.
+    private func relay(_ query: DNSQueryMessage, host: String, fallback: [SocketAddress], https: DNSHTTPSRecords,
+                       note: String, respond: @escaping (DNSResponseMessage, String) -> Void) -> DNSAnswerStart {
+        // RFC 8484 §4.1: ID 0, so that HTTP caches see the same request for the same question.
+        let relayed = DNSRelayedQuery(client: query, upstreamID: 0)
+        let handle = worker.resolverService.relay(host, message: relayed.wire, replyTo: worker.mailbox) { [unowned self] outcome in
+            switch outcome {
+            case .noProvider where fallback.isEmpty:
+                respond(query.response(rcode: .refused), "\(note): no DoH provider and no forward server")
+            case .noProvider:
+                _ = forward(query, to: fallback, https: https, note: "\(note): no DoH provider", respond: respond)
+            case .failed(let reason):
+                respond(query.response(rcode: .serverFailure), "\(note); DoH failed: \(reason)")
+            case .answered(let message, let provider):
+                guard case .response(let response, let dropped) = relayed.read(message, https: https) else {
+                    respond(query.response(rcode: .serverFailure), "\(note); provider=\(provider) gave no usable answer")
+                    return
+                }
+                respond(response, "\(note); provider=\(provider)\(Self.droppedNote(dropped))")
+            }
+        }
+        return .pending(handle)
+    }
+
     /// Relays `query` to plain-DNS `servers` from this worker's loop; SERVFAIL when none answers, or when
     /// too many relayed queries already wait.
-    private func relay(_ query: DNSQueryMessage, to servers: [SocketAddress], https: DNSHTTPSRecords, note: String,
-                       limit: Int, client: SocketAddress, transport: DNSTransport, started: Int64,
-                       reply: @escaping ([UInt8]) -> Void) -> DNSAnswerStart {
-        guard relays.count < DNSSettings.maxForwardedInFlightPerWorker else {
-            send(query.response(rcode: .serverFailure), limit: limit, type: query.type, note: "too many relayed queries waiting",
-                 client: client, transport: transport, started: started, reply: reply)
+    private func forward(_ query: DNSQueryMessage, to servers: [SocketAddress], https: DNSHTTPSRecords, note: String,
+                         respond: @escaping (DNSResponseMessage, String) -> Void) -> DNSAnswerStart {
+        guard forwards.count < DNSSettings.maxForwardedInFlightPerWorker else {
+            respond(query.response(rcode: .serverFailure), "\(note); too many forwarded queries waiting")
             return .answered
         }
         let attempts = DNSForwardAttempts(relayed: DNSRelayedQuery(client: query, upstreamID: .random(in: .min ... .max)),
                                           servers: servers, https: https)
-        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { [unowned self] outcome in
+        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { outcome in
             switch outcome {
             case .answer(let response, let dropped):
-                send(response, limit: limit, type: query.type, note: "\(note); forwarded\(dropped > 0 ? ", \(dropped) records dropped" : "")",
-                     client: client, transport: transport, started: started, reply: reply)
+                respond(response, "\(note); forwarded\(Self.droppedNote(dropped))")
             case .fail(let reason):
-                send(query.response(rcode: .serverFailure), limit: limit, type: query.type, note: "\(note); forward failed: \(reason)",
-                     client: client, transport: transport, started: started, reply: reply)
+                respond(query.response(rcode: .serverFailure), "\(note); forward failed: \(reason)")
             case .sendUDP, .sendTCP, .keepWaiting:
                 break
             }
         }
-        exchange.ended = { [unowned self] ended in relays[ObjectIdentifier(ended)] = nil }
-        relays[ObjectIdentifier(exchange)] = exchange
+        exchange.ended = { [unowned self] ended in forwards[ObjectIdentifier(ended)] = nil }
+        forwards[ObjectIdentifier(exchange)] = exchange
         exchange.start()
         return exchange.isFinished ? .answered : .pending(exchange)
     }
 
+    private static func droppedNote(_ dropped: Int) -> String {
+        dropped > 0 ? ", \(dropped) records dropped" : ""
+    }
+
     /// Cancels the relayed queries still waiting (the worker stops).
     func close() {
-        for exchange in Array(relays.values) { exchange.cancel() }
+        for exchange in Array(forwards.values) { exchange.cancel() }
     }
 
     /// The addresses in the order a connection to `rank_port` would try them; quarantined ones are left

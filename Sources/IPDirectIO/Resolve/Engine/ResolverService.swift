@@ -130,6 +130,19 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
+    /// Called on a worker thread: relays a DNS message about `name` to the providers that serve it, on the
+    /// resolver thread (which owns their connections); the outcome is posted to `replyTo`. Nothing is cached.
+    func relay(_ name: String, message: [UInt8], replyTo: LoopMailbox,
+               completion: @escaping (DNSMessageRelayOutcome) -> Void) -> ResolveHandle {
+        let pending = PendingAnswer(completion: completion)
+        mailbox.post { [self] in
+            engine.relay(HostName.normalized(name), message: message) { outcome in
+                replyTo.post { pending.deliver(outcome) }
+            }
+        }
+        return pending
+    }
+
     /// Thread-safe: each of `names` that is in the cache is asked again in the background (the cached
     /// answers stay in use meanwhile); returns how many that is.
     func refresh(_ names: [String]) -> Int {

@@ -37,7 +37,7 @@ enum ProviderQueryPlan {
                 do { query = try DNSQuery(name: name, type: family == .v4 ? .a : .aaaa, clientSubnet: clientSubnet) } catch {
                     return .failure(HTTPDNSQueryFailure(error))
                 }
-                planned.append(PlannedExchange(families: [family], request: Self.dohRequest(query, path: path, post: post),
+                planned.append(PlannedExchange(families: [family], request: Self.dohRequest(query.bytes, path: path, post: post),
                                                read: { body, contentType in Self.readDNSMessage(body, contentType, query) }))
             }
             return .success(planned)
@@ -80,23 +80,43 @@ enum ProviderQueryPlan {
         }
     }
 
+    /// Whether `messageExchange` can carry a DNS message as it is (RFC 8484 only).
+    var carriesDNSMessages: Bool {
+        if case .doh = self { return true }
+        return false
+    }
+
+    /// The request that carries `message` as it is, and a reader that hands back the response message; nil
+    /// for formats that carry names, not messages.
+    func messageExchange(_ message: [UInt8]) -> (HTTPDNSRequest, (_ body: [UInt8], _ contentType: String?) -> Result<[UInt8], HTTPDNSQueryFailure>)? {
+        guard case .doh(let path, let post, _) = self else { return nil }
+        let request = Self.dohRequest(message, path: path, post: post)
+        return (request, { body, contentType in
+            if let problem = Self.mediaTypeProblem(contentType) { return .failure(problem) }
+            return .success(body)
+        })
+    }
+
     /// RFC 8484 §4.1: GET carries the message as `dns=` base64url without padding; POST as the body.
-    private static func dohRequest(_ query: DNSQuery, path: String, post: Bool) -> HTTPDNSRequest {
+    private static func dohRequest(_ message: [UInt8], path: String, post: Bool) -> HTTPDNSRequest {
         let accept = HTTPDNSRequest.Field(name: "Accept", value: dnsMessageType)
         guard post else {
-            return HTTPDNSRequest(target: HTTPDNSRequest.target(path: path, [("dns", query.base64URL)]), headerFields: [accept])
+            return HTTPDNSRequest(target: HTTPDNSRequest.target(path: path, [("dns", Base64URL.encode(message))]), headerFields: [accept])
         }
         return HTTPDNSRequest(target: path, headerFields: [accept, .init(name: "Content-Type", value: dnsMessageType)],
-                              method: .post, body: query.bytes)
+                              method: .post, body: message)
+    }
+
+    /// RFC 8484 §4.2.1: a response that is not application/dns-message is not a DNS answer (an error page,
+    /// a captive portal), whatever its status.
+    private static func mediaTypeProblem(_ contentType: String?) -> HTTPDNSQueryFailure? {
+        let mediaType = contentType.map { String($0.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased() }
+        guard mediaType != dnsMessageType else { return nil }
+        return HTTPDNSQueryFailure("answered with media type \(contentType.map { LogQuote.singleQuoted($0) } ?? "none"), not \(dnsMessageType)")
     }
 
     private static func readDNSMessage(_ body: [UInt8], _ contentType: String?, _ query: DNSQuery) -> Result<ProviderAnswer, HTTPDNSQueryFailure> {
-        // RFC 8484 §4.2.1: a response that is not application/dns-message is not a DNS answer (an error
-        // page, a captive portal), whatever its status.
-        let mediaType = contentType.map { String($0.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased() }
-        guard mediaType == dnsMessageType else {
-            return .failure(HTTPDNSQueryFailure("answered with media type \(contentType.map { LogQuote.singleQuoted($0) } ?? "none"), not \(dnsMessageType)"))
-        }
+        if let problem = mediaTypeProblem(contentType) { return .failure(problem) }
         switch DNSAnswer.parse(body, for: query) {
         case .failure(let error): return .failure(HTTPDNSQueryFailure(error))
         case .success(.addresses(let addresses, let ttl)):

@@ -1,0 +1,82 @@
+"""Types the proxy's resolver has no answer for (README "Use it as the machine's resolver", `other_types`,
+`https_records`): MX and TXT relayed to the RFC 8484 provider (a real unbound) and answered with the client's
+ID; `other_types = "refuse"` answers REFUSED; HTTPS records served without their address hints, as they are, or
+empty, as `https_records` says; with no DoH provider, other types go to the `forward` server."""
+
+import socket
+
+import pytest
+
+from harness.dns_listener import dig, start_listening_ipdirect
+from harness.dns_server import start_dnsmasq
+
+PROVIDER = "unbound-get"
+MAIL_NAME = "mail-relay.dns-listener.test"
+HTTPS_NAME = "svc-relay.dns-listener.test"
+HTTPS_RECORD = '1 . alpn="h2" ipv4hint=192.0.2.1 ech="AEX+DQBBpQAgACCW" ipv6hint=2001:db8::1'
+
+
+@pytest.fixture
+def listener(provider_setup, start_ipdirect, unbound_doh):
+    """An ipdirect answering DNS on a free port, its provider the unbound DoH server; yields (port, unbound)."""
+    def start(**dns_keys):
+        port, _, _ = start_listening_ipdirect(provider_setup, start_ipdirect, PROVIDER, **dns_keys)
+        return port, unbound_doh
+    return start
+
+
+def raw_query(port: int, name: str, qtype: int, query_id: int) -> bytes:
+    """One UDP query with `query_id`, read back whole."""
+    question = b"".join(bytes([len(label)]) + label.encode() for label in name.split(".")) + b"\x00"
+    message = query_id.to_bytes(2, "big") + bytes.fromhex("0100 0001 0000 0000 0000") + question + qtype.to_bytes(2, "big") + b"\x00\x01"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
+        client.settimeout(3)
+        client.sendto(message, ("127.0.0.1", port))
+        reply, _ = client.recvfrom(65535)
+    return reply
+
+
+def test_mx_and_txt_are_answered_by_the_doh_provider_with_the_clients_id(listener):
+    port, unbound = listener()
+    unbound.set_record(MAIL_NAME, "MX", f"10 smtp.{MAIL_NAME}.")
+    unbound.set_record(MAIL_NAME, "TXT", '"v=spf1 -all"')
+    mx = dig(port, MAIL_NAME, "MX")
+    assert mx.status == "NOERROR", mx.text
+    assert [data for _, _, rtype, data in mx.records] == [f"10 smtp.{MAIL_NAME}."], mx.text
+    txt = dig(port, MAIL_NAME.upper(), "TXT")
+    assert [data for _, _, rtype, data in txt.records] == ['"v=spf1 -all"'], txt.text
+    assert txt.records[0][0] == MAIL_NAME.upper() + ".", txt.text
+    assert unbound.query_count(MAIL_NAME, "MX") == 1 and unbound.query_count(MAIL_NAME, "TXT") == 1
+    reply = raw_query(port, MAIL_NAME, 15, 0xBEEF)
+    assert reply[:2] == b"\xbe\xef" and reply[3] & 0x0F == 0 and int.from_bytes(reply[6:8], "big") == 1
+
+
+def test_other_types_are_refused_when_set_so(listener):
+    port, unbound = listener(other_types="refuse")
+    unbound.set_record(MAIL_NAME, "MX", f"10 smtp.{MAIL_NAME}.")
+    assert dig(port, MAIL_NAME, "MX").status == "REFUSED"
+    assert unbound.query_count(MAIL_NAME, "MX") == 0
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("strip_hints", ['1 . alpn="h2" ech=AEX+DQBBpQAgACCW']),
+    ("forward", ['1 . alpn="h2" ipv4hint=192.0.2.1 ech=AEX+DQBBpQAgACCW ipv6hint=2001:db8::1']),
+    ("empty", []),
+])
+def test_https_records_are_served_as_https_records_says(listener, mode, expected):
+    port, unbound = listener(https_records=mode)
+    unbound.set_record(HTTPS_NAME, "HTTPS", HTTPS_RECORD)
+    answer = dig(port, HTTPS_NAME, "HTTPS")
+    assert answer.status == "NOERROR", answer.text
+    assert [data.replace('"AEX+DQBBpQAgACCW"', "AEX+DQBBpQAgACCW") for _, _, _, data in answer.records] == expected, answer.text
+
+
+def test_without_a_doh_provider_other_types_go_to_the_forward_server(start_ipdirect, provider_setup, tmp_path):
+    lan = start_dnsmasq("lan-mx", tmp_path / "lan", ["--mx-host=mail.lan.example,smtp.lan.example,5"])
+    try:
+        # A JSON provider carries names, not DNS messages, so it cannot relay an MX query.
+        port, _, _ = start_listening_ipdirect(provider_setup, start_ipdirect, "json-google", forward=[lan.address])
+        answer = dig(port, "mail.lan.example", "MX")
+        assert [data for _, _, _, data in answer.records] == ["5 smtp.lan.example."], answer.text
+    finally:
+        lan.stop()
