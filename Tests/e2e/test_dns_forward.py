@@ -95,3 +95,19 @@ def test_the_next_forward_server_answers_when_the_first_is_silent(listener, lan_
         port, _, _ = listener(forward=[f"{LOOPBACK}:{silent.getsockname()[1]}", lan_dns.address])
         answer = dig(port, "printer", "A", "+time=6")
         assert answer.addresses == [PRINTER_ADDRESS], answer.text
+
+
+def test_an_answer_too_large_for_udp_is_fetched_over_tcp_and_cut_again_for_a_udp_client(listener, tmp_path):
+    # Six 250-octet TXT records: about 1.5 KB, more than the 1232 octets ipdirect takes over UDP upstream.
+    texts = [chr(ord("a") + index) * 250 for index in range(6)]
+    big = start_dnsmasq("big-dnsmasq", tmp_path / "big", [f"--txt-record=big.local,{text}" for text in texts])
+    try:
+        port, _, own = listener(forward=[big.address])
+        whole = dig(port, "big.local", "TXT", "+tcp")
+        assert whole.status == "NOERROR", whole.text
+        assert sorted(data.strip('"') for _, _, _, data in whole.records) == texts, whole.text
+        assert f"forwarded to {big.address}/tcp" in own.stderr_since_mark()
+        cut = dig(port, "big.local", "TXT", "+bufsize=1232", "+ignore")
+        assert "tc" in cut.flags and 0 < len(cut.records) < len(texts), cut.text
+    finally:
+        big.stop()

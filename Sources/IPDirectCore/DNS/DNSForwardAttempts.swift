@@ -23,8 +23,8 @@ public struct DNSForwardAttempts: Sendable {
         case sendTCP(SocketAddress)
         /// Not for this query: go on waiting on the same socket.
         case keepWaiting
-        /// The answer for the client.
-        case answer(DNSResponseMessage, dropped: Int)
+        /// The answer for the client; `from` names the server and transport that gave it, for the log.
+        case answer(DNSResponseMessage, dropped: Int, from: String)
         /// No server gave an answer: SERVFAIL, `reason` for the log.
         case fail(reason: String)
     }
@@ -48,7 +48,7 @@ public struct DNSForwardAttempts: Sendable {
             return failed(reason)
         case .response(let response, let dropped):
             current = nil
-            return .answer(response, dropped: dropped)
+            return .answer(response, dropped: dropped, from: Self.describe(attempt))
         }
     }
 
@@ -60,9 +60,13 @@ public struct DNSForwardAttempts: Sendable {
     /// The current attempt's socket failed (refused, reset, closed early).
     public mutating func failed(_ reason: String) -> Action {
         if let attempt = current {
-            failures.append("\(attempt.server)\(attempt.overTCP ? "/tcp" : ""): \(reason)")
+            failures.append("\(Self.describe(attempt)): \(reason)")
         }
         return nextServer()
+    }
+
+    private static func describe(_ attempt: (server: SocketAddress, overTCP: Bool)) -> String {
+        "\(attempt.server)/\(attempt.overTCP ? "tcp" : "udp")"
     }
 
     private mutating func nextServer() -> Action {

@@ -135,8 +135,8 @@ final class DNSResponder {
                                           servers: servers, https: https)
         let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { outcome in
             switch outcome {
-            case .answer(let response, let dropped):
-                respond(response, "\(note); forwarded\(Self.droppedNote(dropped))")
+            case .answer(let response, let dropped, let server):
+                respond(response, "\(note); forwarded to \(server)\(Self.droppedNote(dropped))")
             case .fail(let reason):
                 respond(query.response(rcode: .serverFailure), "\(note); forward failed: \(reason)")
             case .sendUDP, .sendTCP, .keepWaiting:
