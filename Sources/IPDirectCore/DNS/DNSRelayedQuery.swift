@@ -71,8 +71,9 @@ public struct DNSRelayedQuery: Sendable {
             let name = try reader.name()
             let type = try reader.u16()
             let dnsClass = try reader.u16()
-            guard name.hostName == client.name.hostName, name.labels.count == client.name.labels.count,
-                  type == client.type, dnsClass == DNSType.internetClass else { return .unrelated }
+            guard name.equalsIgnoringCase(client.name), type == client.type, dnsClass == DNSType.internetClass else {
+                return .unrelated
+            }
             if flags & 0x0200 != 0 { return .truncated }
             var response = client.response()
             var rcode = flags & 0xF
