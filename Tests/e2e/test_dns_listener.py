@@ -6,18 +6,25 @@ outside `[access] clients` are refused; and messages that are not queries are dr
 answering."""
 
 import socket
+import time
 
 import pytest
+import requests
 
-from harness.dns_listener import dig, dns_section, listener_port, start_listening_ipdirect
+from harness.dns_listener import dig, dns_section, listener_port, start_listening_ipdirect, wait_for_listener
 from harness.ports import LOOPBACK
 from harness.resolution_checks import start_resolving
+from test_admin_metrics import scrape
 
 PROVIDER = "unbound-get"
 # More A records than fit in 512 octets (16 octets each after the question).
 MANY_ADDRESSES = 40
 MAX_TTL = 60
 PROVIDER_TTL = 300
+# More than the 64 queries one TCP connection may have in flight.
+PIPELINED_QUERIES = 100
+# How long a ranking probe of a refusing address may take to quarantine it.
+PROBE_WAIT_SECONDS = 10
 
 
 @pytest.fixture
@@ -152,28 +159,85 @@ def test_messages_that_are_not_queries_are_dropped_and_the_listener_keeps_answer
     assert own.is_running()
 
 
-def test_tcp_queries_pipelined_on_one_connection_are_all_answered(listener):
+def test_more_tcp_queries_than_may_be_in_flight_sent_at_once_then_a_half_close_are_all_answered(listener):
+    """RFC 7766 §6.2.1.1: pipelined queries, answered as their lookups finish; past the 64 a connection may
+    have in flight the rest wait in the buffer, and a client that closes its side after sending still gets
+    every answer."""
     port, setup, _ = listener()
-    names = [f"pipelined-{index}.dns-listener.test" for index in range(10)]
+    names = [f"pipelined-{index}.dns-listener.test" for index in range(PIPELINED_QUERIES)]
     for index, name in enumerate(names):
-        setup.set_addresses(name, a=(f"198.51.100.{100 + index}",))
+        setup.set_addresses(name, a=(f"198.51.{100 + index // 200}.{index % 200}",))
     messages = b""
     for index, name in enumerate(names):
         question = b"".join(bytes([len(label)]) + label.encode() for label in name.split(".")) + b"\x00\x00\x01\x00\x01"
         message = index.to_bytes(2, "big") + bytes.fromhex("0100 0001 0000 0000 0000") + question
         messages += len(message).to_bytes(2, "big") + message
     answered = {}
-    with socket.create_connection((LOOPBACK, port), timeout=5) as stream:
+    with socket.create_connection((LOOPBACK, port), timeout=10) as stream:
         stream.sendall(messages)
+        stream.shutdown(socket.SHUT_WR)
         buffer = b""
-        while len(answered) < len(names):
+        while True:
             block = stream.recv(65536)
-            assert block, f"closed after {len(answered)} answers"
+            if not block:
+                break
             buffer += block
             while len(buffer) >= 2 and len(buffer) >= 2 + int.from_bytes(buffer[:2], "big"):
                 length = int.from_bytes(buffer[:2], "big")
                 reply, buffer = buffer[2:2 + length], buffer[2 + length:]
                 answered[int.from_bytes(reply[:2], "big")] = reply
-    assert sorted(answered) == list(range(len(names)))
+    assert sorted(answered) == list(range(len(names))), f"{len(answered)} answers"
     for index, reply in answered.items():
-        assert reply[-4:] == bytes([198, 51, 100, 100 + index]), index
+        assert reply[-4:] == bytes([198, 51, 100 + index // 200, index % 200]), index
+
+
+def upstream_entry(own, host: str, port: int) -> dict | None:
+    document = requests.get(own.admin_url("/upstreams"), timeout=5).json()
+    return next((entry for entry in document["hosts"] if entry["host"] == host and entry["port"] == port), None)
+
+
+def test_answers_follow_the_ranking_and_an_address_refused_by_its_probe_disappears(
+        provider_setup, start_ipdirect, network):
+    """`probe_answers` ranks a name nobody proxies: 127.0.0.2 refuses the origin's port (nginx listens on
+    127.0.0.1 only), so its probe quarantines it and the next answer leaves it out, in /upstreams' order."""
+    setup = provider_setup(PROVIDER)
+    port = listener_port()
+    rank_port = network.nginx_http_port
+    own = start_resolving(start_ipdirect, setup, admin=True,
+                          extra_sections=dns_section(port, probe_answers=True, rank_port=rank_port))
+    wait_for_listener(port)
+    name = "ranked.dns-listener.test"
+    refusing, answering = "127.0.0.2", LOOPBACK
+    setup.set_addresses(name, a=(refusing, answering))
+    assert sorted(dig(port, name).addresses) == sorted([refusing, answering])
+
+    deadline = time.monotonic() + PROBE_WAIT_SECONDS
+    entry = upstream_entry(own, name, rank_port)
+    while time.monotonic() < deadline and not (entry and any(item["state"] == "quarantined" for item in entry["addresses"])):
+        time.sleep(0.1)
+        entry = upstream_entry(own, name, rank_port)
+    assert entry is not None, requests.get(own.admin_url("/upstreams"), timeout=5).text
+    states = {item["address"]: item["state"] for item in entry["addresses"]}
+    assert states[refusing] == "quarantined" and states[answering] in ("healthy", "untried"), entry
+
+    answer = dig(port, name)
+    assert answer.addresses == [answering], answer.text
+    ranked = [item["address"] for item in sorted(entry["addresses"], key=lambda item: item["rank"])
+              if item["state"] != "quarantined"]
+    assert answer.addresses == ranked, entry
+
+
+def test_without_probe_answers_no_connection_is_made_to_an_answered_address(provider_setup, start_ipdirect, network):
+    setup = provider_setup(PROVIDER)
+    port = listener_port()
+    own = start_resolving(start_ipdirect, setup, admin=True,
+                          extra_sections=dns_section(port, rank_port=network.nginx_http_port))
+    wait_for_listener(port)
+    name = "unprobed.dns-listener.test"
+    setup.set_addresses(name, a=("127.0.0.2", LOOPBACK))
+    assert len(dig(port, name).addresses) == 2
+    time.sleep(1)
+    probes = [count for (metric, _), count in scrape(own).items() if metric == "ipdirect_upstream_probes_total"]
+    assert probes and sum(probes) == 0, probes
+    entry = upstream_entry(own, name, network.nginx_http_port)
+    assert entry is None or all(item["state"] != "quarantined" for item in entry["addresses"]), entry

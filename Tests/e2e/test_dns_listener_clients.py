@@ -10,6 +10,7 @@ import pytest
 from harness.dns_listener import dig, dns_section, wait_for_listener
 from harness.dns_server import start_dnsmasq
 from harness.ports import LOOPBACK, free_port
+from harness.processes import ManagedProcess, start_on_free_ports
 from harness.resolution_checks import start_resolving
 
 PROVIDER = "unbound-get"
@@ -77,6 +78,56 @@ def test_a_dnsmasq_forwarding_to_ipdirect_hands_on_its_answers(provider_setup, s
         setup.set_addresses(name, a=("198.51.100.70", "198.51.100.71"))
         answer = dig(forwarder.port, name)
         assert sorted(answer.addresses) == ["198.51.100.70", "198.51.100.71"], answer.text
+        assert setup.queries(name, "A") == 1
+    finally:
+        forwarder.stop()
+
+
+def start_forwarding_unbound(directory, upstream_port: int) -> ManagedProcess:
+    """An unbound on a free loopback port that forwards every name to ipdirect's listener, caching answers."""
+    directory.mkdir(parents=True, exist_ok=True)
+
+    def command_for(ports: list[int]) -> list[str]:
+        config = directory / "unbound.conf"
+        config.write_text(f"""server:
+  username: ""
+  chroot: ""
+  directory: "{directory}"
+  pidfile: "{directory / 'unbound.pid'}"
+  use-syslog: no
+  logfile: "{directory / 'unbound.log'}"
+  interface: {LOOPBACK}@{ports[0]}
+  port: {ports[0]}
+  access-control: 127.0.0.0/8 allow
+  do-ip6: no
+  do-not-query-localhost: no
+  module-config: "iterator"
+  auto-trust-anchor-file: ""
+  # unbound answers RFC 6761's test. itself unless told not to.
+  local-zone: "test." nodefault
+forward-zone:
+  name: "."
+  forward-addr: {LOOPBACK}@{upstream_port}
+""")
+        return ["unbound", "-d", "-c", str(config)]
+
+    process, ports = start_on_free_ports("forwarding-unbound", 1, directory, command_for)
+    process.dns_port = ports[0]
+    return process
+
+
+def test_an_unbound_forwarding_to_ipdirect_hands_on_its_answers(provider_setup, start_ipdirect, tmp_path):
+    setup = provider_setup(PROVIDER)
+    port = free_port()
+    start_resolving(start_ipdirect, setup, extra_sections=dns_section(port))
+    wait_for_listener(port)
+    forwarder = start_forwarding_unbound(tmp_path / "forwarding-unbound", port)
+    try:
+        name = "unbound-forwarded.dns-listener.test"
+        setup.set_addresses(name, a=("198.51.100.80",), aaaa=("2001:db8::80",))
+        answer = dig(forwarder.dns_port, name)
+        assert answer.addresses == ["198.51.100.80"], answer.text
+        assert dig(forwarder.dns_port, name, "AAAA").addresses == ["2001:db8::80"]
         assert setup.queries(name, "A") == 1
     finally:
         forwarder.stop()

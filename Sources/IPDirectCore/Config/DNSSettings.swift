@@ -22,6 +22,10 @@ public struct DNSSettings: Sendable, Equatable {
     public var udpPayloadSize = 1232
     /// NXDOMAIN for `use-application-dns.net`, which turns Firefox's own DoH off so it resolves through us.
     public var firefoxCanary = true
+    /// Probe the addresses of every name answered at `rank_port` (rate-limited), so a ranking exists for
+    /// names whose connections ipdirect never carries. Off: it sends connections to hosts nobody asked
+    /// ipdirect to connect to; names matching `[[upstream.probe]]` are probed either way.
+    public var probeAnswers = false
     /// The level of the line logged for each query.
     public var queryLogLevel = LogLevel.debug
     /// Plain-DNS servers for the names HTTPDNS never hears of (single labels, `.local`, `.home.arpa`,
@@ -39,6 +43,9 @@ public struct DNSSettings: Sendable, Equatable {
     public static let firefoxCanaryName = "use-application-dns.net"
     /// TCP connections idle this long are closed (RFC 7766 §6.2.3 suggests seconds).
     public static let tcpIdleTimeoutMs = 10_000
+    /// Ranking probes `probe_answers` may start per second, and at once.
+    public static let answerProbesPerSecond = 20
+    public static let answerProbeBurst = 100
     /// Queries one TCP connection may have being answered at once; more wait for the socket to be read.
     public static let maxQueriesInFlightPerConnection = 64
     /// How long a `forward` server has to answer before the next one is asked (or SERVFAIL after the last).
@@ -81,6 +88,7 @@ extension DNSSettings {
             ConfigKey("rank_port", \.rankPort, .port),
             ConfigKey("udp_payload", \.udpPayloadSize, .integer(in: 512...4096)),
             ConfigKey("firefox_canary", \.firefoxCanary, .boolean),
+            ConfigKey("probe_answers", \.probeAnswers, .boolean),
             ConfigKey("query_log_level", \.queryLogLevel, .choice),
             ConfigKey("forward", \.forward, .oneOrList(of: .nameserver, allowEmpty: true, expected: "an address or an array of addresses")),
             ConfigKey("other_types", \.otherTypes, .choice),

@@ -8,6 +8,8 @@ public enum HTTPDNSFormat: String, Sendable, CaseIterable, CustomStringConvertib
     case aliyun
     /// Tencent Cloud DNSPod D+ (`/d?dn=`, with a token or encrypted with `id=` and `alg=`).
     case tencent
+    /// RFC 7858 DNS messages over TLS on TCP 853 (`tls://host[:port]`), pipelined on one connection.
+    case dot
 
     public var description: String { rawValue }
 }
@@ -60,8 +62,11 @@ public struct HTTPDNSProviderSettings: Sendable, Equatable {
     /// Addresses the endpoint is reached at, tried in turn; never empty. The URL's host is never
     /// looked up through DNS, since that lookup is what HTTPDNS exists to avoid.
     public var bootstrap: [IPAddress]
-    /// PEM file of CAs trusted for this endpoint only; nil uses `[tls]`'s trust. https URLs only.
+    /// PEM file of CAs trusted for this endpoint only; nil uses `[tls]`'s trust. https and tls URLs only.
     public var caFile: String?
+    /// Base64 SHA-256 digests of public keys (as `[[tls.pin]]` writes them), one of which the endpoint's
+    /// chain must carry; empty pins nothing. https and tls URLs only (RFC 8310 §5's strict profile).
+    public var spkiSHA256: [String]
     /// Time one query to one bootstrap address may take before the next address is tried.
     public var timeoutMs: Int
     /// `.post` only on doh providers; every other format is always asked with GET.
@@ -87,7 +92,7 @@ public struct HTTPDNSProviderSettings: Sendable, Equatable {
 
     public init(
         name: String, format: HTTPDNSFormat, url: HTTPDNSURL, bootstrap: [IPAddress],
-        caFile: String? = nil, timeoutMs: Int = defaultTimeoutMs, method: HTTPDNSMethod = .get,
+        caFile: String? = nil, spkiSHA256: [String] = [], timeoutMs: Int = defaultTimeoutMs, method: HTTPDNSMethod = .get,
         accountID: String? = nil, secret: CredentialSource? = nil, token: CredentialSource? = nil,
         keyID: String? = nil, cipher: TencentFormat.CipherAlgorithm? = nil,
         domains: [HostPattern] = [], clientSubnet: ClientSubnet? = nil
@@ -97,6 +102,7 @@ public struct HTTPDNSProviderSettings: Sendable, Equatable {
         self.url = url
         self.bootstrap = bootstrap
         self.caFile = caFile
+        self.spkiSHA256 = spkiSHA256
         self.timeoutMs = timeoutMs
         self.method = method
         self.accountID = accountID

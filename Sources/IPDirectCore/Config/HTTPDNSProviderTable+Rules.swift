@@ -30,6 +30,7 @@ extension HTTPDNSProviderTable {
         else { return (nil, problems) }
         let provider = HTTPDNSProviderSettings(
             name: name, format: format, url: url, bootstrap: bootstrap, caFile: written.caFile,
+            spkiSHA256: written.spkiSHA256 ?? [],
             timeoutMs: written.timeoutMs ?? HTTPDNSProviderSettings.defaultTimeoutMs,
             method: written.method ?? .get, accountID: written.accountID,
             secret: credential(file: written.secretFile, environment: written.secretEnv),
@@ -81,7 +82,7 @@ extension HTTPDNSProviderTable {
             let secretKeys = [Key.secretFile, Key.secretEnv].filter(has)
             let hasSecret = !secretKeys.isEmpty
             switch format {
-            case .doh, .json:
+            case .doh, .json, .dot:
                 for key in secretKeys {
                     problems.append((line(of: key), "\(key): \(format) providers take no secret"))
                 }
@@ -128,10 +129,17 @@ extension HTTPDNSProviderTable {
             return problems
         }
 
-        /// doh, json and tencent name the endpoint itself; aliyun names the service, and the path is built from the account.
+        /// doh, json and tencent name the endpoint itself; aliyun names the service, and the path is built
+        /// from the account; dot names a host and port over TLS, and only dot does.
         private func urlShape(_ url: HTTPDNSURL, _ format: HTTPDNSFormat) -> Problems {
             let examplePath: String
+            if url.isDoT != (format == .dot) {
+                let wanted = format == .dot ? "tls://host[:port], such as tls://\(url.authority)" : "http:// or https://"
+                return [(line(of: Key.url), "\(Key.url): a \(format) provider's URL is \(wanted); only dot providers take tls:// URLs")]
+            }
             switch format {
+            case .dot:
+                return []
             case .aliyun:
                 guard url.hasEmptyPath else {
                     return [(line(of: Key.url), "\(Key.url): an aliyun URL is the service base without a path, such as http://203.107.1.1; /{account_id}/d is added to it")]
@@ -145,10 +153,12 @@ extension HTTPDNSProviderTable {
             return [(line(of: Key.url), "\(Key.url): a \(format) URL names the endpoint's path, such as \(url.isHTTPS ? "https" : "http")://\(url.authority)\(examplePath)")]
         }
 
-        /// A CA file only means something when there is TLS.
+        /// A CA file or a key pin only means something when there is TLS.
         func transport(_ written: HTTPDNSProviderTable) -> Problems {
-            guard has(Key.caFile), let url = written.url, !url.isHTTPS else { return [] }
-            return [(line(of: Key.caFile), "\(Key.caFile): only https URLs use a CA file; this URL is http")]
+            guard let url = written.url, !url.usesTLS else { return [] }
+            return [(Key.caFile, "a CA file"), (Key.spkiSHA256, "key pins")].filter { has($0.0) }.map { key, what in
+                (line(of: key), "\(key): only https and tls URLs use \(what); this URL is http")
+            }
         }
 
         /// The addresses to reach the endpoint at: as written, or the URL's own address when it is one.

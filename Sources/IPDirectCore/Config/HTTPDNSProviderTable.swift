@@ -7,6 +7,7 @@ struct HTTPDNSProviderTable {
     var url: HTTPDNSURL?
     var bootstrap: [IPAddress]?
     var caFile: String?
+    var spkiSHA256: [String]?
     var timeoutMs: Int?
     var method: HTTPDNSMethod?
     var accountID: String?
@@ -30,6 +31,7 @@ struct HTTPDNSProviderTable {
         static let url = "url"
         static let bootstrap = "bootstrap"
         static let caFile = "ca_file"
+        static let spkiSHA256 = "spki_sha256"
         static let timeoutMs = "timeout_ms"
         static let method = "method"
         static let accountID = "account_id"
@@ -50,6 +52,7 @@ struct HTTPDNSProviderTable {
             ConfigKey(Key.url, \.url, .httpdnsURL),
             ConfigKey(Key.bootstrap, \.bootstrap, .oneOrList(of: .bootstrapAddress, allowEmpty: false, expected: "an address or an array of addresses")),
             ConfigKey(Key.caFile, \.caFile, .nonEmptyText),
+            ConfigKey(Key.spkiSHA256, \.spkiSHA256, .list(of: .spkiSHA256, allowEmpty: false)),
             ConfigKey(Key.timeoutMs, \.timeoutMs, .integer(in: HTTPDNSProviderSettings.timeoutMsRange)),
             ConfigKey(Key.method, \.method, .choice),
             ConfigKey(Key.accountID, \.accountID, .credentialID),

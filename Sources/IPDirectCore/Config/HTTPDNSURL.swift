@@ -1,11 +1,13 @@
 /// The `url` of an HTTPDNS provider, split into what the connection needs: `https://dns.google/dns-query`,
-/// `http://203.107.1.1`, `https://[2001:db8::53]:8443/dns-query`.
+/// `http://203.107.1.1`, `https://[2001:db8::53]:8443/dns-query`, `tls://dns.alidns.com`.
 ///
-/// Only `http` and `https` (RFC 9110 §4.2), without userinfo, which would put a credential in every
-/// log line, and without a fragment, which is never sent (RFC 3986 §3.5).
+/// Only `http` and `https` (RFC 9110 §4.2), and `tls` for DNS over TLS (RFC 7858), without userinfo,
+/// which would put a credential in every log line, and without a fragment, which is never sent (RFC 3986 §3.5).
 public struct HTTPDNSURL: Sendable, Equatable, CustomStringConvertible {
     /// True for `https`: TLS with SNI and verification against `host`.
     public var isHTTPS: Bool
+    /// True for `tls`: DNS messages over TLS (RFC 7858), with SNI and verification against `host`.
+    public var isDoT: Bool
     /// Lower case without a trailing dot (`HostName.normalized`); an IPv6 literal without brackets.
     public var host: String
     /// The URL's port, or 443 / 80 when it names none.
@@ -16,8 +18,9 @@ public struct HTTPDNSURL: Sendable, Equatable, CustomStringConvertible {
     /// The path and query as written, `/` when the URL has neither.
     public var path: String
 
-    public init(isHTTPS: Bool, host: String, port: UInt16, authority: String, path: String) {
+    public init(isHTTPS: Bool, isDoT: Bool = false, host: String, port: UInt16, authority: String, path: String) {
         self.isHTTPS = isHTTPS
+        self.isDoT = isDoT
         self.host = host
         self.port = port
         self.authority = authority
@@ -36,15 +39,22 @@ public struct HTTPDNSURL: Sendable, Equatable, CustomStringConvertible {
     /// True when the URL names no path beyond `/` and no query: what an aliyun service base looks like.
     public var hasEmptyPath: Bool { path == Self.rootPath }
 
-    /// The URL in its normal form: `https://dns.google/dns-query`.
+    /// Whether the endpoint is reached over TLS (https or tls), so a CA file or key pins apply.
+    public var usesTLS: Bool { isHTTPS || isDoT }
+
+    /// The URL in its normal form: `https://dns.google/dns-query`, `tls://dns.alidns.com`.
     public var description: String {
-        (isHTTPS ? Self.httpsPrefix : Self.httpPrefix) + authority + path
+        if isDoT { return Self.tlsPrefix + authority + (hasEmptyPath ? "" : path) }
+        return (isHTTPS ? Self.httpsPrefix : Self.httpPrefix) + authority + path
     }
 }
 
 extension HTTPDNSURL {
     static let httpsPrefix = "https://"
     static let httpPrefix = "http://"
+    static let tlsPrefix = "tls://"
+    /// RFC 7858 §3.1: DNS over TLS listens on TCP 853 unless agreed otherwise.
+    static let dotPort: UInt16 = 853
     /// RFC 9110 §4.2.2: the default port of https.
     static let httpsPort: UInt16 = 443
     /// RFC 9110 §4.2.1: the default port of http.
@@ -57,17 +67,20 @@ extension HTTPDNSURL {
         if text.unicodeScalars.contains(where: { !$0.isASCII || $0.value <= 0x20 || $0.value == 0x7F }) {
             return .failure("\(LogQuote.singleQuoted(text)) contains spaces, control or non-ASCII characters; percent-encode them")
         }
-        let isHTTPS: Bool
+        var isHTTPS = false
+        var isDoT = false
         let rest: Substring
         let lowered = text.lowercased()
         if lowered.hasPrefix(httpsPrefix) {
             isHTTPS = true
             rest = text.dropFirst(httpsPrefix.count)
         } else if lowered.hasPrefix(httpPrefix) {
-            isHTTPS = false
             rest = text.dropFirst(httpPrefix.count)
+        } else if lowered.hasPrefix(tlsPrefix) {
+            isDoT = true
+            rest = text.dropFirst(tlsPrefix.count)
         } else {
-            return .failure("\(LogQuote.singleQuoted(text)) is not an http:// or https:// URL")
+            return .failure("\(LogQuote.singleQuoted(text)) is not an http://, https:// or tls:// URL")
         }
         if rest.contains("#") {
             return .failure("\(LogQuote.singleQuoted(text)) has a fragment (#...), which is never sent to the server; remove it")
@@ -77,7 +90,7 @@ extension HTTPDNSURL {
         if authorityText.contains("@") {
             return .failure("\(LogQuote.singleQuoted(text)) has userinfo (user@); put credentials in secret_file, secret_env, token_file or token_env")
         }
-        let defaultPort = isHTTPS ? httpsPort : httpPort
+        let defaultPort = isDoT ? dotPort : isHTTPS ? httpsPort : httpPort
         let host: String
         let port: UInt16
         switch hostAndPort(authorityText, defaultPort: defaultPort) {
@@ -89,7 +102,11 @@ extension HTTPDNSURL {
         let authority = port == defaultPort ? bracketed : "\(bracketed):\(port)"
         var path = String(rest[authorityEnd...])
         if !path.hasPrefix("/") { path = rootPath + path }
-        return .success(HTTPDNSURL(isHTTPS: isHTTPS, host: host, port: port, authority: authority, path: path))
+        // RFC 7858 has no paths: a DNS-over-TLS server is a host and a port.
+        if isDoT && path != rootPath {
+            return .failure("\(LogQuote.singleQuoted(text)) has a path or query; a DNS-over-TLS URL is tls://host or tls://host:port")
+        }
+        return .success(HTTPDNSURL(isHTTPS: isHTTPS, isDoT: isDoT, host: host, port: port, authority: authority, path: path))
     }
 
     /// `dns.google`, `dns.google:8443`, `203.107.1.1` or `[2001:db8::53]:8443`.

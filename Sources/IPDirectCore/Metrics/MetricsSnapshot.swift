@@ -76,6 +76,12 @@ public struct MetricsSnapshot: Sendable, Equatable {
                 page.sample(p + "resolver_queries_total", labels: [("source", source), ("outcome", outcome.rawValue)], count)
             }
         }
+        page.family(p + "dot_connections_opened_total", .counter,
+                    help: "TLS connections opened to DNS-over-TLS providers, by provider (reconnects included).")
+        for provider in sources.dotConnectionsOpened.keys.sorted() {
+            page.sample(p + "dot_connections_opened_total", labels: [("provider", provider)],
+                        sources.dotConnectionsOpened[provider]!)
+        }
         page.single(p + "resolver_system_disagreements_total", .counter,
                     help: "Names whose system DNS answer shared no address with HTTPDNS's (compare_system).",
                     sources.systemDisagreements)

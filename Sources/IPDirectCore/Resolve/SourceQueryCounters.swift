@@ -12,17 +12,23 @@ public enum SourceQueryOutcome: String, Sendable, CaseIterable, CustomStringConv
     public var description: String { rawValue }
 }
 
-/// Queries per source (a provider's name, or `system`) and outcome, plus how often the system
-/// resolver disagreed with HTTPDNS (`compare_system`).
+/// Queries per source (a provider's name, or `system`) and outcome, how often the system resolver
+/// disagreed with HTTPDNS (`compare_system`), and the TLS connections each `dot` provider opened.
 public struct SourceQueryCounters: Sendable, Equatable, CustomStringConvertible {
     public private(set) var queries: [String: [SourceQueryOutcome: UInt64]] = [:]
     /// Names for which the system resolver's addresses shared none with HTTPDNS's.
     public var systemDisagreements: UInt64 = 0
+    /// TLS connections opened per `dot` provider: one while the pipeline holds, one more per reconnect.
+    public private(set) var dotConnectionsOpened: [String: UInt64] = [:]
 
     public init() {}
 
     public mutating func count(_ outcome: SourceQueryOutcome, source: String) {
         queries[source, default: [:]][outcome, default: 0] += 1
+    }
+
+    public mutating func countDoTConnectionOpened(provider: String) {
+        dotConnectionsOpened[provider, default: 0] += 1
     }
 
     public func count(source: String, outcome: SourceQueryOutcome) -> UInt64 {

@@ -11,6 +11,8 @@ final class DNSDatagramListener {
     /// Lookups waiting for the resolver; past `maximumPending` new queries that need one are dropped, so a
     /// flood of uncached names costs bounded memory.
     private var pending = 0
+    /// Where each datagram is received, reused for every one.
+    private var buffer = [UInt8](repeating: 0, count: DNSDatagramListener.bufferSize)
 
     /// Datagrams read per wake-up before other events of the loop get their turn.
     static let datagramsPerWake = 32
@@ -41,13 +43,14 @@ final class DNSDatagramListener {
     }
 
     private func readDatagrams() {
-        var buffer = [UInt8](repeating: 0, count: Self.bufferSize)
         for _ in 0..<Self.datagramsPerWake {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let received = withUnsafeMutablePointer(to: &storage) { storagePointer in
                 storagePointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer in
-                    buffer.withUnsafeMutableBytes { recvfrom(socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT), peer, &length) }
+                    buffer.withUnsafeMutableBytes { bytes in
+                        recvfrom(socket.fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), peer, &length)
+                    }
                 }
             }
             guard received >= 0 else { return }

@@ -77,7 +77,9 @@ final class DNSResponder {
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
                                                  allowPrivateUpstreams: worker.config.access.allowPrivateUpstreams)
-                let composed = composer.compose(query, families: families, ranked(result, host: host))
+                let ordered = ranked(result, host: host)
+                let composed = composer.compose(query, families: families, ordered)
+                probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
                 send(composed.response, limit: limit, type: query.type, note: Self.note(result), client: client,
                      transport: transport, started: started, reply: reply)
@@ -169,6 +171,15 @@ final class DNSResponder {
         let healthy = plan.order.filter { !worker.health.isQuarantined($0) }
         resolution.addresses = (healthy.isEmpty ? plan.order : healthy).map(\.ip)
         return .success(resolution)
+    }
+
+    /// `[dns] probe_answers`: addresses of a looked-up name get a ranking from probes, rate-limited, unless a
+    /// `[[upstream.probe]]` rule already probes the name's answers where the resolver stores them.
+    private func probeIfAsked(_ result: Result<Resolution, ResolveFailure>, host: String) {
+        guard worker.config.dns.probeAnswers, case .success(let resolution) = result,
+              resolution.source != .hosts, resolution.source != .literal,
+              worker.config.upstream.probePort(for: host) == nil else { return }
+        worker.prober.answerHandedOut(resolution.addresses, port: worker.config.dns.rankPort)
     }
 
     private func send(_ response: DNSResponseMessage, limit: Int, type: UInt16, note: String, client: SocketAddress,

@@ -16,9 +16,13 @@ final class DNSStreamConnection {
     private var inFlight = 0
     private var closeWhenAnswered = false
     private var isClosed = false
+    /// Set while `didRead` takes queries, whose answers may come back at once.
+    private var isReading = false
 
     /// The length prefix of DNS over TCP (RFC 1035 §4.2.2).
     private static let prefixSize = 2
+    /// Answers waiting for a client that does not read them; past this no more queries are read from it.
+    static let maximumUnsentBytes = 256 * 1024
 
     init(bev: OpaquePointer, client: SocketAddress, responder: DNSResponder, closed: @escaping (DNSStreamConnection) -> Void) {
         self.bev = bev
@@ -36,8 +40,11 @@ final class DNSStreamConnection {
     }
 
     func didRead() {
+        guard !isReading else { return }
+        isReading = true
+        defer { isReading = false }
         let input = bufferevent_get_input(bev)
-        while !isClosed, inFlight < DNSSettings.maxQueriesInFlightPerConnection {
+        while !isClosed, mayTakeQueries {
             var prefix = [UInt8](repeating: 0, count: Self.prefixSize)
             guard evbuffer_copyout(input, &prefix, Self.prefixSize) == Self.prefixSize else { break }
             let length = Int(prefix[0]) << 8 | Int(prefix[1])
@@ -48,12 +55,19 @@ final class DNSStreamConnection {
             handle(message)
         }
         guard !isClosed else { return }
-        // Past the in-flight limit the rest waits in the kernel until answers go out.
-        if inFlight >= DNSSettings.maxQueriesInFlightPerConnection { bufferevent_disable(bev, Int16(EV_READ)) }
+        // Past either limit the rest waits in the kernel until answers go out.
+        if !mayTakeQueries || closeWhenAnswered { bufferevent_disable(bev, Int16(EV_READ)) }
+    }
+
+    /// Whether another query may be read: few enough in flight, and the client reads its answers.
+    private var mayTakeQueries: Bool {
+        inFlight < DNSSettings.maxQueriesInFlightPerConnection
+            && evbuffer_get_length(bufferevent_get_output(bev)) < Self.maximumUnsentBytes
     }
 
     func didDrain() {
-        if closeWhenAnswered, inFlight == 0 { close() }
+        resumeReading()
+        if closeWhenAnswered, !isClosed, inFlight == 0, evbuffer_get_length(bufferevent_get_output(bev)) == 0 { close() }
     }
 
     func didReceive(events: Int16) {
@@ -62,11 +76,13 @@ final class DNSStreamConnection {
             bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
             return
         }
-        if events & Int16(BEV_EVENT_EOF) != 0, events & Int16(BEV_EVENT_ERROR) == 0, inFlight > 0 {
+        let hasWork = inFlight > 0 || evbuffer_get_length(bufferevent_get_output(bev)) > 0
+            || evbuffer_get_length(bufferevent_get_input(bev)) > 0
+        if events & Int16(BEV_EVENT_EOF) != 0, events & Int16(BEV_EVENT_ERROR) == 0, hasWork {
             // A client may send its queries and close its side; the answers still go out.
             closeWhenAnswered = true
             bufferevent_disable(bev, Int16(EV_READ))
-            return
+            return didDrain()
         }
         close()
     }
@@ -98,9 +114,15 @@ final class DNSStreamConnection {
         let prefix: [UInt8] = [UInt8(bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)]
         evbuffer_add(output, prefix, prefix.count)
         evbuffer_add(output, bytes, bytes.count)
-        if !closeWhenAnswered, inFlight < DNSSettings.maxQueriesInFlightPerConnection {
-            bufferevent_enable(bev, Int16(EV_READ))
-        }
+        resumeReading()
+    }
+
+    /// Reading stopped at a limit; queries already buffered are taken now, since libevent calls back only
+    /// when more bytes arrive.
+    private func resumeReading() {
+        guard !isClosed, mayTakeQueries else { return }
+        if !closeWhenAnswered { bufferevent_enable(bev, Int16(EV_READ)) }
+        if evbuffer_get_length(bufferevent_get_input(bev)) > 0 { didRead() }
     }
 
     /// Cancels the lookups still running and frees the connection; idempotent.

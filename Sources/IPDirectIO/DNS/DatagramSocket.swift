@@ -26,22 +26,8 @@ final class DatagramSocket {
     }
 
     private static func bound(_ address: SocketAddress, reusePort: Bool) throws(StartupError) -> Int32 {
-        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartupError("cannot listen on \(address)/udp: \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        if reusePort {
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        if address.ip.isIPv6 {
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw StartupError("cannot listen on \(address)/udp: \(reason)")
-        }
-        return fd
+        // No SO_REUSEADDR: for UDP it would let another socket bind the same address and share its datagrams.
+        try SocketBinding.bound(address, type: SOCK_DGRAM, reuseAddress: false, reusePort: reusePort)
     }
 
     func close() {

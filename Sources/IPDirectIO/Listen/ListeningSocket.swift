@@ -37,26 +37,10 @@ final class ListeningSocket {
         return SocketAddress(localOf: fd) ?? address
     }
 
-    /// A socket bound to `address`, not yet listening.
+    /// A socket bound to `address`, not yet listening. SO_REUSEADDR lets a restarted daemon bind while
+    /// connections of the old one linger in TIME_WAIT.
     private static func bound(_ address: SocketAddress, reusePort: Bool) throws(StartupError) -> Int32 {
-        let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartupError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if reusePort {
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        if address.ip.isIPv6 {
-            // [::]:port must not also capture IPv4; list 0.0.0.0 separately when both are wanted.
-            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw StartupError("cannot listen on \(address): \(reason)")
-        }
-        return fd
+        try SocketBinding.bound(address, type: SOCK_STREAM, reuseAddress: true, reusePort: reusePort)
     }
 
     /// The address as the kernel bound it: the port it chose where `address` says 0.

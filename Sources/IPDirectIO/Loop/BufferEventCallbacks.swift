@@ -74,3 +74,12 @@ extension BufferEventCallbacks {
         Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReceiveStream(events: events)
     }
 }
+
+extension BufferEventCallbacks {
+    static let dotRead: bufferevent_data_cb = { _, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
+    }
+    static let dotEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+    }
+}

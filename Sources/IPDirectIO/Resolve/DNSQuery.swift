@@ -6,7 +6,8 @@ import IPDirectCore
 /// The ID is 0 (RFC 8484 §4.1: DoH needs no ID to match answers, and a fixed one keeps GET
 /// requests cache-friendly) and recursion is desired, because the DoH server resolves for us.
 /// No EDNS(0) OPT record is added (over HTTP there is no UDP size to advertise) unless a client subnet
-/// is to be sent: then an OPT record holding the RFC 7871 ECS option ends the message.
+/// is to be sent or the query is to be padded: then an OPT record holding the RFC 7871 ECS option,
+/// the RFC 7830 Padding option or both ends the message.
 public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
     /// The name asked, lower case and without a trailing dot; what the answer's question must echo.
     public let name: String
@@ -23,7 +24,10 @@ public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
     /// 0 tells c-ares not to append an EDNS(0) OPT record.
     private static let noEDNSPayloadSize: Int32 = 0
 
-    public init(name: String, type: DNSRecordType, clientSubnet: ClientSubnet? = nil) throws(DNSQueryError) {
+    /// `paddedTo` pads the message to a multiple of that many octets (RFC 8467 §4.1's 128 for queries),
+    /// for transports where the length of a message shows through the encryption, such as DNS over TLS.
+    public init(name: String, type: DNSRecordType, clientSubnet: ClientSubnet? = nil,
+                paddedTo block: Int? = nil) throws(DNSQueryError) {
         let normalised = HostName.normalized(name)
         guard !normalised.isEmpty else { throw .invalidName(name, "the name is empty") }
         guard normalised.utf8.count <= Self.maximumNameLength else {
@@ -47,13 +51,16 @@ public struct DNSQuery: Sendable, Equatable, CustomStringConvertible {
         self.name = normalised
         self.type = type
         let built = Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
-        guard let clientSubnet else {
+        guard clientSubnet != nil || block != nil else {
             self.bytes = built
             return
         }
         // c-ares writes header, question and nothing else (no OPT, as asked above), so the record
         // goes at the end; a c-ares message is never too short or full of additional records.
-        guard let withOPT = EDNSRecord.appending(options: [clientSubnet.ednsOption], to: built) else {
+        let options = clientSubnet.map { [$0.ednsOption] } ?? []
+        let appended = if let block { EDNSRecord.appending(options: options, to: built, paddedTo: block) }
+                       else { EDNSRecord.appending(options: options, to: built) }
+        guard let withOPT = appended else {
             throw .invalidName(name, "the query could not take an EDNS record")
         }
         self.bytes = withOPT

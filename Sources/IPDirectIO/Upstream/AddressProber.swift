@@ -14,6 +14,9 @@ final class AddressProber: @unchecked Sendable {
     let mailbox: LoopMailbox
     /// `[[upstream.probe]]` and whether non-public addresses may be connected to; replaced by a reload.
     private let rules: Mutex<(probes: [ProbeRule], allowPrivate: Bool)>
+    /// Probes of addresses the DNS listener handed out (`[dns] probe_answers`), shared by every worker.
+    private let answerProbes = Mutex(ProbeBudget(perSecond: DNSSettings.answerProbesPerSecond,
+                                                 burst: DNSSettings.answerProbeBurst))
     private let base = EventBase()
     private var connectTimeoutMillis: Int
     private var probes: [ObjectIdentifier: Connector] = [:]
@@ -74,6 +77,25 @@ final class AddressProber: @unchecked Sendable {
         guard let port = upstream.probePort(for: name) else { return }
         let permitted = allowPrivate ? addresses : addresses.filter { !$0.isNonPublic }
         rank(permitted.map { SocketAddress(ip: $0, port: port) })
+    }
+
+    /// Thread-safe: the DNS listener handed out `addresses` for a name no `[[upstream.probe]]` names
+    /// (`[dns] probe_answers`): those nothing is known about are probed at `port` while the budget allows.
+    func answerHandedOut(_ addresses: [IPAddress], port: UInt16) {
+        let allowPrivate = rules.withLock { $0.allowPrivate }
+        let permitted = (allowPrivate ? addresses : addresses.filter { !$0.isNonPublic }).map { SocketAddress(ip: $0, port: port) }
+        let now = MonotonicClock.nowMicros()
+        let taken = health.state.withLock { state -> [SocketAddress] in
+            let unknown = permitted.filter { address in
+                state.table.health(of: address).map { !$0.isTried && !$0.probing } ?? true
+            }
+            guard !unknown.isEmpty, answerProbes.withLock({ $0.take(unknown.count, now: now) }) else { return [] }
+            return state.table.takeUnknown(unknown, now: now)
+        }
+        guard !taken.isEmpty else { return }
+        mailbox.post { [self] in
+            for address in taken { probe(address, ranking: true) }
+        }
     }
 
     /// Thread-safe: probe the addresses of a new answer that nothing is known about yet.

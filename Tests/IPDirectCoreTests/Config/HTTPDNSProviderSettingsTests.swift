@@ -102,7 +102,7 @@ import Testing
     @Test func describesCredentialSourcesWithoutValues() {
         #expect(CredentialSource.file("/etc/ipdirect/secret").description == "file:/etc/ipdirect/secret")
         #expect(CredentialSource.environment("ALIYUN_SECRET").description == "env:ALIYUN_SECRET")
-        #expect(HTTPDNSFormat.allCases.map(\.description) == ["doh", "json", "aliyun", "tencent"])
+        #expect(HTTPDNSFormat.allCases.map(\.description) == ["doh", "json", "aliyun", "tencent", "dot"])
         #expect(HTTPDNSMethod.allCases.map(\.description) == ["get", "post"])
     }
 
@@ -143,6 +143,8 @@ import Testing
     }
 
     static let dohURL = "https://192.0.2.1/dns-query"
+    /// A well-formed pin: the base64 of 32 zero bytes.
+    static let pin = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
     @Test(arguments: [
         ("[[resolver.httpdns]]\nname = \"\"\nformat = \"doh\"\nurl = \"\(dohURL)\"", 2,
@@ -153,10 +155,10 @@ import Testing
          "name: '\(String(repeating: "n", count: 65))' is not a provider name (1-64 letters, digits, '.', '_' or '-')"),
         ("[[resolver.httpdns]]\nname = \"system\"\nformat = \"doh\"\nurl = \"\(dohURL)\"", 2,
          "name: 'system' names another resolver source; choose another provider name"),
-        ("[[resolver.httpdns]]\nname = \"p\"\nformat = \"dot\"\nurl = \"\(dohURL)\"", 3,
-         "format: 'dot' is not one of doh, json, aliyun, tencent"),
+        ("[[resolver.httpdns]]\nname = \"p\"\nformat = \"dox\"\nurl = \"\(dohURL)\"", 3,
+         "format: 'dox' is not one of doh, json, aliyun, tencent, dot"),
         ("[[resolver.httpdns]]\nname = \"p\"\nformat = \"doh\"\nurl = \"ftp://192.0.2.1/dns-query\"", 4,
-         "url: 'ftp://192.0.2.1/dns-query' is not an http:// or https:// URL"),
+         "url: 'ftp://192.0.2.1/dns-query' is not an http://, https:// or tls:// URL"),
         (provider("doh", url: dohURL, "bootstrap = []"), 5, "bootstrap: must list at least one value"),
         (provider("doh", url: dohURL, "bootstrap = [\"192.0.2.1:443\"]"), 5,
          "bootstrap: '192.0.2.1:443' has a port; bootstrap addresses take none (the URL's port is used)"),
@@ -236,10 +238,37 @@ import Testing
         ("tencent", "https://192.0.2.1/d", "token_env = \"T\"\ntoken_file = \"t\"", 6,
          "token_file and token_env exclude each other; name one source"),
         // TLS settings on a plain-HTTP URL.
-        ("tencent", "http://192.0.2.1/d", "ca_file = \"ca.pem\"", 5, "ca_file: only https URLs use a CA file; this URL is http"),
+        ("tencent", "http://192.0.2.1/d", "ca_file = \"ca.pem\"", 5, "ca_file: only https and tls URLs use a CA file; this URL is http"),
+        ("aliyun", "http://192.0.2.1", "account_id = \"1\"\nspki_sha256 = [\"\(pin)\"]", 6,
+         "spki_sha256: only https and tls URLs use key pins; this URL is http"),
+        // DNS over TLS: a tls:// URL, and none of the HTTP formats' keys.
+        ("dot", "tls://192.0.2.1", "method = \"post\"", 5,
+         "method: only doh providers take a method (every other format is asked with GET); this one is dot"),
+        ("dot", "tls://192.0.2.1", "token_env = \"T\"", 5, "token_env: only tencent providers take token_env; this one is dot"),
+        ("dot", "tls://192.0.2.1", "secret_file = \"s\"", 5, "secret_file: dot providers take no secret"),
+        ("dot", "tls://192.0.2.1", "account_id = \"1\"", 5, "account_id: only aliyun providers take an account_id; this one is dot"),
+        ("dot", dohURL, "", 4,
+         "url: a dot provider's URL is tls://host[:port], such as tls://192.0.2.1; only dot providers take tls:// URLs"),
+        ("doh", "tls://192.0.2.1", "", 4,
+         "url: a doh provider's URL is http:// or https://; only dot providers take tls:// URLs"),
     ] as [(String, String, String, Int, String)])
     func enforcesWhichKeysEachFormatTakes(format: String, url: String, extra: String, line: Int, message: String) {
         #expect(Self.diagnostics(Self.provider(format, url: url, extra)) == [ConfigDiagnostic(line: line, message: "httpdns: \(message)")])
+    }
+
+    @Test func readsADNSOverTLSProviderWithItsPinsAndDefaults() throws {
+        let providers = try Self.providers(Self.table("dot", """
+            url = "tls://dot.example"
+            bootstrap = ["192.0.2.53"]
+            spki_sha256 = ["\(Self.pin)"]
+            client_subnet = "198.51.100.0/24"
+            """))
+        let provider = try #require(providers.first)
+        #expect(provider.format == .dot)
+        #expect(provider.url.isDoT && provider.url.port == 853 && provider.url.host == "dot.example")
+        #expect(provider.spkiSHA256 == [Self.pin])
+        #expect(provider.timeoutMs == HTTPDNSProviderSettings.defaultTimeoutMs)
+        #expect(provider.clientSubnet != nil)
     }
 
     @Test func reportsEveryProblemOfEveryTableInLineOrder() {

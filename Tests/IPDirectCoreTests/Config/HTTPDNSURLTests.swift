@@ -20,6 +20,18 @@ import Testing
         #expect(url == HTTPDNSURL(isHTTPS: isHTTPS, host: host, port: port, authority: authority, path: path))
     }
 
+    @Test(arguments: [
+        ("tls://dns.alidns.com", "dns.alidns.com", 853, "dns.alidns.com"),
+        ("TLS://Dot.Example:8853/", "dot.example", 8853, "dot.example:8853"),
+        ("tls://[2001:db8::53]", "2001:db8::53", 853, "[2001:db8::53]"),
+    ] as [(String, String, UInt16, String)])
+    func readsDNSOverTLSURLsWithPort853ByDefault(text: String, host: String, port: UInt16, authority: String) throws {
+        let url = try #require(HTTPDNSURL(text))
+        #expect(url == HTTPDNSURL(isHTTPS: false, isDoT: true, host: host, port: port, authority: authority, path: "/"))
+        #expect(url.usesTLS)
+        #expect(url.description == "tls://\(authority)")
+    }
+
     @Test func printsTheNormalForm() {
         #expect(HTTPDNSURL("HTTPS://Dns.Google:443/dns-query")?.description == "https://dns.google/dns-query")
         #expect(HTTPDNSURL("http://[::1]:8053/d")?.description == "http://[::1]:8053/d")
@@ -32,8 +44,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ftp://dns.example/dns-query", "'ftp://dns.example/dns-query' is not an http:// or https:// URL"),
-        ("dns.example/dns-query", "'dns.example/dns-query' is not an http:// or https:// URL"),
+        ("ftp://dns.example/dns-query", "'ftp://dns.example/dns-query' is not an http://, https:// or tls:// URL"),
+        ("dns.example/dns-query", "'dns.example/dns-query' is not an http://, https:// or tls:// URL"),
         ("https://user:pw@dns.example/dns-query",
          "'https://user:pw@dns.example/dns-query' has userinfo (user@); put credentials in secret_file, secret_env, token_file or token_env"),
         ("https://dns.example/dns-query#frag",
@@ -46,6 +58,8 @@ import Testing
         ("https://2001:db8::53/q", "'https://2001:db8::53/q': write an IPv6 address in brackets, as in https://[2001:db8::53]/dns-query"),
         ("https://[192.0.2.1]/q", "'https://[192.0.2.1]/q': '192.0.2.1' is not an IPv6 address (no zone)"),
         ("https://[fe80::1%25eth0]/q", "'https://[fe80::1%25eth0]/q': 'fe80::1%25eth0' is not an IPv6 address (no zone)"),
+        ("tls://dot.example/dns-query", "'tls://dot.example/dns-query' has a path or query; a DNS-over-TLS URL is tls://host or tls://host:port"),
+        ("tls://dot.example?x=1", "'tls://dot.example?x=1' has a path or query; a DNS-over-TLS URL is tls://host or tls://host:port"),
         ("https://dns_1.example/q", "'https://dns_1.example/q': 'dns_1.example' is not a host name: only letters, digits, hyphens and dots are allowed"),
     ])
     func refusesURLsItCannotQuery(text: String, message: String) {

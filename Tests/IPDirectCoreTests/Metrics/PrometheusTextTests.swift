@@ -78,6 +78,8 @@ import Testing
         var sources = SourceQueryCounters()
         sources.count(.answered, source: "google")
         sources.count(.timeout, source: "google")
+        sources.countDoTConnectionOpened(provider: "alidns-dot")
+        sources.countDoTConnectionOpened(provider: "alidns-dot")
         var cache = ResolverCacheCounters()
         cache.hits = 7
         cache.staleServes = 2
@@ -91,6 +93,7 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == typed.count)
         #expect(lines.contains("ipdirect_requests_total{method=\"GET\",status=\"200\"} 1"))
         #expect(lines.contains("ipdirect_client_connections_active 3"))
+        #expect(lines.contains("ipdirect_dot_connections_opened_total{provider=\"alidns-dot\"} 2"))
         #expect(lines.contains("ipdirect_client_received_bytes_total 80"))
         #expect(lines.contains("ipdirect_client_sent_bytes_total 900"))
         #expect(lines.contains("ipdirect_upstream_connect_failures_total{reason=\"connection_timeout\"} 1"))

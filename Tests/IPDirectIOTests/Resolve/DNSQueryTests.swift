@@ -28,6 +28,21 @@ import IPDirectCore
         #expect(query.bytes == expected)
     }
 
+    @Test(arguments: ["a.io", "www.example.com", String(repeating: "long-label.", count: 11) + "example"])
+    func padsAQueryForDNSOverTLSToA128OctetBlock(name: String) throws {
+        let query = try DNSQuery(name: name, type: .a, paddedTo: 128)
+        #expect(query.bytes.count % 128 == 0)
+        #expect(query.bytes[11] == 1, "one additional record: the OPT")
+        let unpadded = try DNSQuery(name: name, type: .a)
+        #expect(query.bytes.prefix(10) == unpadded.bytes.prefix(10))
+        #expect(query.bytes[12..<unpadded.bytes.count] == unpadded.bytes[12...])
+        // OPT: root, TYPE 41, CLASS 1232, TTL 0, RDLENGTH, then the Padding option (code 12) of zeros.
+        let opt = query.bytes[unpadded.bytes.count...]
+        #expect(Array(opt.prefix(9)) == [0x00, 0x00, 0x29, 0x04, 0xD0, 0x00, 0x00, 0x00, 0x00])
+        #expect(Array(opt.dropFirst(11).prefix(2)) == [0x00, 0x0C])
+        #expect(opt.dropFirst(15).allSatisfy { $0 == 0 })
+    }
+
     @Test func asksForAAAAWithTypeTwentyEight() throws {
         let query = try DNSQuery(name: "www.example.com", type: .aaaa)
         #expect(query.bytes.prefix(29) == Self.wwwExampleComA.prefix(29))

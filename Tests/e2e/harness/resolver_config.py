@@ -1,7 +1,7 @@
 """`[[resolver.httpdns]]` tables for an ipdirect configuration, one per provider, rendered from values.
 
-Keys as the configuration reference names them: name, format (doh, json, aliyun, tencent), url, bootstrap,
-ca_file, timeout_ms, method (doh only), account_id (aliyun), secret_file/secret_env (aliyun signing secret,
+Keys as the configuration reference names them: name, format (doh, json, aliyun, tencent, dot), url, bootstrap,
+ca_file, spki_sha256 (key pins, https and tls URLs), timeout_ms, method (doh only), account_id (aliyun), secret_file/secret_env (aliyun signing secret,
 tencent key), token_file/token_env (tencent HTTPS form), key_id and alg (tencent encrypted form), domains (the
 names a provider is limited to) and client_subnet (sent as ECS / ip=). A key left
 None is not written, so ipdirect's default applies. Pass the result as `ConfigAdditions.sections`, and the
@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 # Config keys in the order they are written; the dataclass fields carry the same names.
-KEY_ORDER = ("name", "format", "url", "bootstrap", "ca_file", "timeout_ms", "method", "account_id",
+KEY_ORDER = ("name", "format", "url", "bootstrap", "ca_file", "spki_sha256", "timeout_ms", "method", "account_id",
              "secret_file", "secret_env", "token_file", "token_env", "key_id", "alg", "domains", "client_subnet")
 
 
@@ -24,6 +24,7 @@ class HttpdnsProvider:
     url: str
     bootstrap: tuple[str, ...] | list[str] | None = None
     ca_file: Path | str | None = None
+    spki_sha256: tuple[str, ...] | list[str] | None = None
     timeout_ms: int | None = None
     method: str | None = None
     account_id: str | None = None

@@ -11,6 +11,8 @@ public enum EDNSRecord {
     /// RFC 1035 §4.1.1: ARCOUNT is the last of the header's four 16-bit counts, at bytes 10-11.
     static let additionalCountOffset = 10
     static let headerSize = 12
+    /// Root name (1), TYPE (2), CLASS (2), TTL (4) and RDLENGTH (2): the record before its options.
+    static let fixedSize = 11
 
     /// `query` (a DNS message without an OPT record, additional section last) with one OPT record
     /// holding `options` (each a whole OPTION-CODE, OPTION-LENGTH, OPTION-DATA) appended and ARCOUNT
@@ -33,5 +35,13 @@ public enum EDNSRecord {
         message.appendBigEndian(UInt16(data.count))
         message += data
         return message
+    }
+
+    /// `query` with an OPT record holding `options` and then a Padding option (RFC 7830) sized so the
+    /// whole message is a multiple of `block` octets (RFC 8467 §4.1); nil as for `appending(options:to:)`.
+    public static func appending(options: [[UInt8]], to query: [UInt8], paddedTo block: Int) -> [UInt8]? {
+        let unpadded = query.count + fixedSize + options.reduce(0) { $0 + $1.count }
+        let padding = EDNSPadding.paddingLength(messageLength: unpadded, block: block)
+        return appending(options: options + [EDNSPadding.option(paddingLength: padding)], to: query)
     }
 }

@@ -68,6 +68,11 @@ final class ResolverEngine {
     func start(warm: Bool) {
         for provider in providers {
             Logger.info("event=httpdns_provider name=\(provider.name)")
+            // The service, not this engine: a reload may retire the engine while its connections live on.
+            let name = provider.name
+            (provider as? HTTPDNSProvider)?.dotConnectionOpened = { [weak service] in
+                service?.state.withLock { $0.sources.countDoTConnectionOpened(provider: name) }
+            }
         }
         guard warm else { return }
         for name in settings.preresolve {

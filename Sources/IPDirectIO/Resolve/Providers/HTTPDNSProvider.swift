@@ -7,7 +7,7 @@ final class HTTPDNSProvider: HTTPDNSSource {
     let name: String
     private let bootstrap: [IPAddress]
     private let plan: ProviderQueryPlan
-    private let transport: HTTPDNSTransport
+    private let transport: ProviderTransport
 
     /// `trust` gives the CAs of the `[tls]` section, loaded once for the proxy and every provider: they are
     /// trusted for this endpoint too, unless the provider names its own `ca_file`, which then replaces them.
@@ -15,14 +15,29 @@ final class HTTPDNSProvider: HTTPDNSSource {
         name = settings.name
         bootstrap = settings.bootstrap
         plan = try ProviderQueryPlan(settings: settings)
-        var tls: TLSClientContext?
-        if settings.url.isHTTPS {
+        var trustAndPins: (TrustStore, [String: [String]])?
+        if settings.url.usesTLS {
             let endpointTrust = if let caFile = settings.caFile { try TrustStore(caFile: caFile, caPath: nil) } else { try trust() }
-            tls = try HTTPDNSTransport.makeTLSContext(trust: endpointTrust)
+            trustAndPins = (endpointTrust, settings.spkiSHA256.isEmpty ? [:] : [settings.url.host: settings.spkiSHA256])
         }
         let endpoint = HTTPDNSEndpoint(isHTTPS: settings.url.isHTTPS, host: settings.url.host,
                                        port: settings.url.port, authority: settings.url.authority)
-        transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: settings.timeoutMs)
+        if settings.url.isDoT, let (trust, pins) = trustAndPins {
+            let tls = try DoTTransport.makeTLSContext(trust: trust, pins: pins)
+            transport = DoTTransport(base: base, provider: settings.name, endpoint: endpoint, tls: tls,
+                                     timeoutMillis: settings.timeoutMs)
+        } else {
+            let tls = try trustAndPins.map { (trust, pins) throws(StartupError) in
+                try HTTPDNSTransport.makeTLSContext(trust: trust, pins: pins)
+            }
+            transport = HTTPDNSTransport(base: base, endpoint: endpoint, tls: tls, timeoutMillis: settings.timeoutMs)
+        }
+    }
+
+    /// Runs on the loop thread each time a `dot` provider's TLS connection opens, for the metrics.
+    var dotConnectionOpened: (() -> Void)? {
+        get { (transport as? DoTTransport)?.connectionOpened }
+        set { (transport as? DoTTransport)?.connectionOpened = newValue }
     }
 
     func close() {

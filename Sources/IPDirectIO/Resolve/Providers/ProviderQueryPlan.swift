@@ -23,6 +23,9 @@ enum ProviderQueryPlan {
     /// DNSPod D+: one request for both families; with a token (HTTPS form) or encrypted; the client
     /// subnet's address as `ip=`, encrypted like `dn=` in the encrypted form.
     case tencent(path: String, token: String?, encryption: (cipher: DNSPodCipher, keyID: String)?, clientIP: IPAddress?)
+    /// RFC 7858: one wire-format query per family, padded (RFC 8467), over the provider's TLS connection;
+    /// the client subnet as an ECS option, as for doh. The request's body is the message.
+    case dot(clientSubnet: ClientSubnet?)
 
     /// RFC 8484 §6: the media type of DNS messages over HTTP.
     static let dnsMessageType = "application/dns-message"
@@ -31,16 +34,13 @@ enum ProviderQueryPlan {
         let both = AddressFamily.allCases
         switch self {
         case .doh(let path, let post, let clientSubnet):
-            var planned: [PlannedExchange] = []
-            for family in both {
-                let query: DNSQuery
-                do { query = try DNSQuery(name: name, type: family == .v4 ? .a : .aaaa, clientSubnet: clientSubnet) } catch {
-                    return .failure(HTTPDNSQueryFailure(error))
-                }
-                planned.append(PlannedExchange(families: [family], request: Self.dohRequest(query.bytes, path: path, post: post),
-                                               read: { body, contentType in Self.readDNSMessage(body, contentType, query) }))
+            return Self.dnsMessageExchanges(name, clientSubnet: clientSubnet, paddedTo: nil) { query in
+                Self.dohRequest(query.bytes, path: path, post: post)
             }
-            return .success(planned)
+        case .dot(let clientSubnet):
+            return Self.dnsMessageExchanges(name, clientSubnet: clientSubnet, paddedTo: EDNSPadding.queryBlockSize) { query in
+                HTTPDNSRequest(target: "", method: .post, body: query.bytes)
+            }
         case .json(let path, let clientSubnet):
             return .success(both.map { family in
                 PlannedExchange(families: [family],
@@ -78,6 +78,23 @@ enum ProviderQueryPlan {
                 encryption.cipher.parseAnswer(body, families: both).mapError(HTTPDNSQueryFailure.init)
             })])
         }
+    }
+
+    /// One DNS message query per family (A, then AAAA), each read as the answer to its own question.
+    private static func dnsMessageExchanges(_ name: String, clientSubnet: ClientSubnet?, paddedTo block: Int?,
+                                            request: (DNSQuery) -> HTTPDNSRequest) -> Result<[PlannedExchange], HTTPDNSQueryFailure> {
+        var planned: [PlannedExchange] = []
+        for family in AddressFamily.allCases {
+            let query: DNSQuery
+            do {
+                query = try DNSQuery(name: name, type: family == .v4 ? .a : .aaaa, clientSubnet: clientSubnet, paddedTo: block)
+            } catch {
+                return .failure(HTTPDNSQueryFailure(error))
+            }
+            planned.append(PlannedExchange(families: [family], request: request(query),
+                                           read: { body, contentType in Self.readDNSMessage(body, contentType, query) }))
+        }
+        return .success(planned)
     }
 
     /// Whether `messageExchange` can carry a DNS message as it is (RFC 8484 only).
@@ -137,6 +154,8 @@ extension ProviderQueryPlan {
             self = .doh(path: path, post: settings.method == .post, clientSubnet: settings.clientSubnet)
         case .json:
             self = .json(path: path, clientSubnet: settings.clientSubnet)
+        case .dot:
+            self = .dot(clientSubnet: settings.clientSubnet)
         case .aliyun:
             guard let accountID = settings.accountID else {
                 throw StartupError("provider \(settings.name): aliyun needs account_id")

@@ -45,9 +45,10 @@ final class HTTPDNSTransport {
 
     deinit { closeAll() }
 
-    /// A TLS context offering h2 and http/1.1 and trusting `trust`, which may be the proxy's own store.
-    static func makeTLSContext(trust: TrustStore) throws(StartupError) -> TLSClientContext {
-        try TLSClientContext(trust: trust, alpn: alpnProtocols)
+    /// A TLS context offering h2 and http/1.1 and trusting `trust`, which may be the proxy's own store;
+    /// `pins` maps the endpoint's host to the key digests its chain must carry one of.
+    static func makeTLSContext(trust: TrustStore, pins: [String: [String]] = [:]) throws(StartupError) -> TLSClientContext {
+        try TLSClientContext(trust: trust, pins: pins, alpn: alpnProtocols)
     }
 
     /// Sends `request` to `address`:endpoint.port; the completion runs exactly once on the loop thread,
