@@ -1,14 +1,20 @@
 """Types the proxy's resolver has no answer for (README "Use it as the machine's resolver", `other_types`,
 `https_records`): MX and TXT relayed to the RFC 8484 provider (a real unbound) and answered with the client's
-ID; `other_types = "refuse"` answers REFUSED; HTTPS records served without their address hints, as they are, or
+ID, and MX through a DNS-over-TLS provider; `other_types = "refuse"` answers REFUSED; HTTPS records served without their address hints, as they are, or
 empty, as `https_records` says; with no DoH provider, other types go to the `forward` server."""
 
 import socket
 
 import pytest
 
-from harness.dns_listener import dig, start_listening_ipdirect
+from harness.dns_listener import dig, dns_section, listener_port, start_listening_ipdirect, wait_for_listener
 from harness.dns_server import start_dnsmasq
+from harness.ipdirect_proxy import ConfigAdditions
+from harness.ports import LOOPBACK
+from harness.resolution_checks import HTTPDNS_ONLY
+from harness.resolver_config import HttpdnsProvider, httpdns_sections
+from harness.unbound_doh import Record
+from harness.unbound_dot import UnboundDot
 
 PROVIDER = "unbound-get"
 MAIL_NAME = "mail-relay.dns-listener.test"
@@ -31,7 +37,7 @@ def raw_query(port: int, name: str, qtype: int, query_id: int) -> bytes:
     message = query_id.to_bytes(2, "big") + bytes.fromhex("0100 0001 0000 0000 0000") + question + qtype.to_bytes(2, "big") + b"\x00\x01"
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
         client.settimeout(3)
-        client.sendto(message, ("127.0.0.1", port))
+        client.sendto(message, (LOOPBACK, port))
         reply, _ = client.recvfrom(65535)
     return reply
 
@@ -80,3 +86,22 @@ def test_without_a_doh_provider_other_types_go_to_the_forward_server(start_ipdir
         assert [data for _, _, _, data in answer.records] == ["5 smtp.lan.example."], answer.text
     finally:
         lan.stop()
+
+
+def test_mx_is_answered_by_a_dot_provider(start_ipdirect, tmp_path, doh_certificate, certificates):
+    """A dot connection gives each query an ID of its own; the client still gets its own back."""
+    name = "mail.dot-relay.test"
+    server = UnboundDot.start(tmp_path / "unbound-dot", doh_certificate, [Record(name, "MX", f"20 smtp.{name}.")])
+    try:
+        port = listener_port()
+        provider = HttpdnsProvider(name="unbound-dot", format="dot", url=server.url, bootstrap=[LOOPBACK],
+                                   ca_file=certificates.ca_file)
+        start_ipdirect(ConfigAdditions(resolver_keys={"order": list(HTTPDNS_ONLY)},
+                                       sections=httpdns_sections(provider) + dns_section(port)))
+        wait_for_listener(port)
+        answer = dig(port, name, "MX")
+        assert [data for _, _, _, data in answer.records] == [f"20 smtp.{name}."], answer.text
+        reply = raw_query(port, name, 15, 0x5A5A)
+        assert reply[:2] == b"\x5a\x5a" and int.from_bytes(reply[6:8], "big") == 1
+    finally:
+        server.stop()

@@ -97,21 +97,34 @@ enum ProviderQueryPlan {
         return .success(planned)
     }
 
-    /// Whether `messageExchange` can carry a DNS message as it is (RFC 8484 only).
+    /// Whether `messageExchange` can carry a DNS message as it is: RFC 8484 and RFC 7858 can, the others
+    /// carry names.
     var carriesDNSMessages: Bool {
-        if case .doh = self { return true }
-        return false
+        switch self {
+        case .doh, .dot: return true
+        case .json, .aliyun, .tencent: return false
+        }
     }
 
     /// The request that carries `message` as it is, and a reader that hands back the response message; nil
     /// for formats that carry names, not messages.
     func messageExchange(_ message: [UInt8]) -> (HTTPDNSRequest, (_ body: [UInt8], _ contentType: String?) -> Result<[UInt8], HTTPDNSQueryFailure>)? {
-        guard case .doh(let path, let post, _) = self else { return nil }
-        let request = Self.dohRequest(message, path: path, post: post)
-        return (request, { body, contentType in
-            if let problem = Self.mediaTypeProblem(contentType) { return .failure(problem) }
-            return .success(body)
-        })
+        switch self {
+        case .doh(let path, let post, _):
+            return (Self.dohRequest(message, path: path, post: post), { body, contentType in
+                if let problem = Self.mediaTypeProblem(contentType) { return .failure(problem) }
+                return .success(body)
+            })
+        case .dot:
+            return (HTTPDNSRequest(target: "", method: .post, body: message), { body, _ in
+                // The DoT connection gave the query an ID of its own and matched the reply by it (and its
+                // question); the message's own ID goes back, so the reply reads as the answer to it.
+                guard body.count >= 2, message.count >= 2 else { return .failure(HTTPDNSQueryFailure("a reply without a header")) }
+                return .success(Array(message[0..<2]) + body[2...])
+            })
+        case .json, .aliyun, .tencent:
+            return nil
+        }
     }
 
     /// RFC 8484 §4.1: GET carries the message as `dns=` base64url without padding; POST as the body.
