@@ -11,6 +11,7 @@ import pytest
 from harness.dns_listener import dig, start_listening_ipdirect
 from harness.dns_server import start_dnsmasq
 from harness.ports import LOOPBACK
+from test_admin_metrics import scrape, value
 
 PROVIDER = "unbound-get"
 PRINTER_ADDRESS = "192.0.2.50"
@@ -35,8 +36,8 @@ def lan_dns(tmp_path):
 @pytest.fixture
 def listener(provider_setup, start_ipdirect):
     """An ipdirect answering DNS on a free port with `[dns]` keys; yields (port, setup, ipdirect)."""
-    def start(**dns_keys):
-        return start_listening_ipdirect(provider_setup, start_ipdirect, PROVIDER, **dns_keys)
+    def start(admin=False, **dns_keys):
+        return start_listening_ipdirect(provider_setup, start_ipdirect, PROVIDER, admin=admin, **dns_keys)
     return start
 
 
@@ -79,7 +80,7 @@ def test_a_forward_server_that_never_answers_gives_servfail_after_the_timeout_an
         # Bound, so no ICMP port-unreachable tells ipdirect at once: queries just go unanswered.
         silent.bind((LOOPBACK, 0))
         silent_address = f"{LOOPBACK}:{silent.getsockname()[1]}"
-        port, _, own = listener(forward=[silent_address])
+        port, _, own = listener(admin=True, forward=[silent_address])
         started = time.monotonic()
         answer = dig(port, "printer", "A", "+time=6")
         elapsed = time.monotonic() - started
@@ -87,6 +88,7 @@ def test_a_forward_server_that_never_answers_gives_servfail_after_the_timeout_an
         assert FORWARD_TIMEOUT_SECONDS - 0.2 <= elapsed <= FORWARD_TIMEOUT_SECONDS + SLACK_SECONDS, elapsed
         assert dig(port, "localhost").addresses == ["127.0.0.1"]
         assert own.is_running()
+        assert value(scrape(own), "ipdirect_dns_relayed_total", upstream="forward", outcome="failed") == 1
 
 
 def test_the_next_forward_server_answers_when_the_first_is_silent(listener, lan_dns):

@@ -113,12 +113,15 @@ final class DNSResponder {
             case .noProvider:
                 _ = forward(query, to: fallback, https: https, note: "\(note): no DoH provider", respond: respond)
             case .failed(let reason):
-                respond(query.response(rcode: .serverFailure), "\(note); DoH failed: \(reason)")
+                worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: false) }
+                respond(query.response(rcode: .serverFailure), "\(note); providers failed: \(reason)")
             case .answered(let message, let provider):
                 guard case .response(let response, let dropped) = relayed.read(message, https: https) else {
+                    worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: false) }
                     respond(query.response(rcode: .serverFailure), "\(note); provider=\(provider) gave no usable answer")
                     return
                 }
+                worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: true) }
                 respond(response, "\(note); provider=\(provider)\(Self.droppedNote(dropped))")
             }
         }
@@ -130,16 +133,19 @@ final class DNSResponder {
     private func forward(_ query: DNSQueryMessage, to servers: [SocketAddress], https: DNSHTTPSRecords, note: String,
                          respond: @escaping (DNSResponseMessage, String) -> Void) -> DNSAnswerStart {
         guard forwards.count < DNSSettings.maxForwardedInFlightPerWorker else {
+            worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: false) }
             respond(query.response(rcode: .serverFailure), "\(note); too many forwarded queries waiting")
             return .answered
         }
         let attempts = DNSForwardAttempts(relayed: DNSRelayedQuery(client: query, upstreamID: .random(in: .min ... .max)),
                                           servers: servers, https: https)
-        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { outcome in
+        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { [unowned self] outcome in
             switch outcome {
             case .answer(let response, let dropped, let server):
+                worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: true) }
                 respond(response, "\(note); forwarded to \(server)\(Self.droppedNote(dropped))")
             case .fail(let reason):
+                worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: false) }
                 respond(query.response(rcode: .serverFailure), "\(note); forward failed: \(reason)")
             case .sendUDP, .sendTCP, .keepWaiting:
                 break

@@ -26,12 +26,12 @@ def listener_port() -> int:
     return free_port()
 
 
-def start_listening_ipdirect(provider_setup, start_ipdirect, provider: str, **dns_keys):
+def start_listening_ipdirect(provider_setup, start_ipdirect, provider: str, admin: bool = False, **dns_keys):
     """An ipdirect resolving through the HTTPDNS `provider` and answering DNS on a free port with the `[dns]`
-    `dns_keys`; returns (port, the provider's setup, the ipdirect)."""
+    `dns_keys` (and its admin listener with `admin`); returns (port, the provider's setup, the ipdirect)."""
     setup = provider_setup(provider)
     port = listener_port()
-    own = start_resolving(start_ipdirect, setup, extra_sections=dns_section(port, **dns_keys))
+    own = start_resolving(start_ipdirect, setup, extra_sections=dns_section(port, **dns_keys), admin=admin)
     wait_for_listener(port)
     return port, setup, own
 
