@@ -28,7 +28,11 @@ public struct DNSRelayedQuery: Sendable {
 
     /// The query in wire form: RD set (the server recurses for us), the client's CD, the question as the
     /// client wrote it, and an OPT record carrying the client's DO bit.
-    public var wire: [UInt8] {
+    public var wire: [UInt8] { wire(paddedTo: nil) }
+
+    /// The wire form, its length a multiple of `block` when given (RFC 8467 §4.1, over an encrypted
+    /// connection, so that the size of a query does not tell its name).
+    public func wire(paddedTo block: Int?) -> [UInt8] {
         var bytes: [UInt8] = []
         func append16(_ value: UInt16) { bytes += [UInt8(value >> 8), UInt8(truncatingIfNeeded: value)] }
         append16(upstreamID)
@@ -42,8 +46,14 @@ public struct DNSRelayedQuery: Sendable {
         append16(Self.upstreamUDPPayload)
         append16(0)
         append16(client.edns?.dnssecOK == true ? 0x8000 : 0)
-        append16(0)
-        return bytes
+        guard let block else {
+            append16(0)
+            return bytes
+        }
+        // RDLENGTH counts the option; `paddingLength` counts its header, so it sees the message without it.
+        let padding = EDNSPadding.option(paddingLength: EDNSPadding.paddingLength(messageLength: bytes.count + 2, block: block))
+        append16(UInt16(padding.count))
+        return bytes + padding
     }
 
     /// What a datagram or DoH body that came back means for this query.

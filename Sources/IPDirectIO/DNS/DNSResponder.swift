@@ -106,7 +106,7 @@ final class DNSResponder {
                        note: String, respond: @escaping (DNSResponseMessage, String) -> Void) -> DNSAnswerStart {
         // RFC 8484 §4.1: ID 0, so that HTTP caches see the same request for the same question.
         let relayed = DNSRelayedQuery(client: query, upstreamID: 0)
-        let handle = worker.resolverService.relay(host, message: relayed.wire, replyTo: worker.mailbox) { [unowned self] outcome in
+        let handle = worker.resolverService.relay(host, relayed, replyTo: worker.mailbox) { [unowned self] outcome in
             switch outcome {
             case .noProvider where fallback.isEmpty:
                 respond(query.response(rcode: .refused), "\(note): no DoH provider and no forward server")

@@ -43,6 +43,21 @@ import Testing
         #expect(Array(wire.suffix(6)) == [0, 0, 0x80, 0, 0, 0])   // OPT: DO set, no options
     }
 
+    @Test func aPaddedQueryEndsOnTheBlockWithTheQuestionUnchanged() {
+        for name in ["a.example", "Mail.Example.COM", String(repeating: "x", count: 63) + ".example"] {
+            let relayed = DNSRelayedQuery(client: Self.query(name), upstreamID: 0)
+            let padded = relayed.wire(paddedTo: 128)
+            #expect(padded.count % 128 == 0 && padded.count > relayed.wire.count, "\(name)")
+            #expect(Array(padded[0..<(relayed.wire.count - 2)]) == Array(relayed.wire.dropLast(2)), "\(name)")
+            // The intake reads it as a query with one OPT record whose RDLENGTH covers the padding option.
+            guard case .query(let read) = DNSQueryMessage.intake(padded) else {
+                Issue.record("the padded query is unreadable: \(name)")
+                continue
+            }
+            #expect(read.name == DNSName(name)!, "\(name)")
+        }
+    }
+
     @Test func theAnswerGetsTheClientsIDFlagsAndQuestionCaseWithNamesInDataExpanded() {
         // MX 10 pointing at the question's name (compressed).
         guard case .response(let response, let dropped) = relayed.read(Self.reply(records: [(0, DNSType.mx, [0, 10, 0xC0, 0x0C])]), https: .stripHints) else {

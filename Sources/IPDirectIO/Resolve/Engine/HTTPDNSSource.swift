@@ -9,9 +9,10 @@ protocol HTTPDNSSource: AnyObject {
     func resolve(_ name: String, completion: @escaping (Result<NameAnswer, HTTPDNSQueryFailure>) -> Void)
     /// Whether `exchange` can carry a DNS message as it is: only RFC 8484 (`doh`) providers can.
     var carriesDNSMessages: Bool { get }
-    /// Sends a DNS message as it is (RFC 8484), failing over across the bootstrap addresses, and hands back
-    /// the response message; the completion runs once, on the resolver thread.
-    func exchange(_ message: [UInt8], completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void)
+    /// Sends a relayed query as a DNS message (in the wire form its format wants), failing over across the
+    /// bootstrap addresses, and hands back the response message; the completion runs once, on the resolver
+    /// thread.
+    func exchange(_ relayed: DNSRelayedQuery, completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void)
     /// Closes idle and open connections (shutdown).
     func close()
 }
@@ -35,7 +36,7 @@ struct HTTPDNSQueryFailure: Error, CustomStringConvertible {
     var description: String { reason }
 }
 
-/// What became of a DNS message relayed to the providers for its name.
+/// What became of a query relayed to the providers for its name.
 enum DNSMessageRelayOutcome {
     /// The response message `provider` gave, unread.
     case answered([UInt8], provider: String)

@@ -130,13 +130,13 @@ final class ResolverService: @unchecked Sendable {
         }
     }
 
-    /// Called on a worker thread: relays a DNS message about `name` to the providers that serve it, on the
+    /// Called on a worker thread: relays a query about `name` to the providers that serve it, on the
     /// resolver thread (which owns their connections); the outcome is posted to `replyTo`. Nothing is cached.
-    func relay(_ name: String, message: [UInt8], replyTo: LoopMailbox,
+    func relay(_ name: String, _ relayed: DNSRelayedQuery, replyTo: LoopMailbox,
                completion: @escaping (DNSMessageRelayOutcome) -> Void) -> ResolveHandle {
         let pending = PendingAnswer(completion: completion)
         mailbox.post { [self] in
-            engine.relay(HostName.normalized(name), message: message) { outcome in
+            engine.relay(HostName.normalized(name), relayed) { outcome in
                 replyTo.post { pending.deliver(outcome) }
             }
         }

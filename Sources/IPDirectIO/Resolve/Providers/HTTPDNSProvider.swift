@@ -77,8 +77,8 @@ final class HTTPDNSProvider: HTTPDNSSource {
 
     var carriesDNSMessages: Bool { plan.carriesDNSMessages }
 
-    func exchange(_ message: [UInt8], completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void) {
-        guard let (request, read) = plan.messageExchange(message) else {
+    func exchange(_ relayed: DNSRelayedQuery, completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void) {
+        guard let (request, read) = plan.messageExchange(relayed) else {
             return completion(.failure(HTTPDNSQueryFailure("its format cannot carry a DNS message")))
         }
         send(request, read: read, what: "relayed message", via: bootstrap[...], failures: [], timeouts: 0,

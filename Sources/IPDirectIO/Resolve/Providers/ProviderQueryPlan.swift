@@ -106,21 +106,23 @@ enum ProviderQueryPlan {
         }
     }
 
-    /// The request that carries `message` as it is, and a reader that hands back the response message; nil
-    /// for formats that carry names, not messages.
-    func messageExchange(_ message: [UInt8]) -> (HTTPDNSRequest, (_ body: [UInt8], _ contentType: String?) -> Result<[UInt8], HTTPDNSQueryFailure>)? {
+    /// The request that carries `relayed` as a DNS message, and a reader that hands back the response
+    /// message; nil for formats that carry names, not messages.
+    func messageExchange(_ relayed: DNSRelayedQuery) -> (HTTPDNSRequest, (_ body: [UInt8], _ contentType: String?) -> Result<[UInt8], HTTPDNSQueryFailure>)? {
         switch self {
         case .doh(let path, let post, _):
-            return (Self.dohRequest(message, path: path, post: post), { body, contentType in
+            return (Self.dohRequest(relayed.wire, path: path, post: post), { body, contentType in
                 if let problem = Self.mediaTypeProblem(contentType) { return .failure(problem) }
                 return .success(body)
             })
         case .dot:
+            // Padded like the provider's own queries (RFC 8467 §4.1).
+            let message = relayed.wire(paddedTo: EDNSPadding.queryBlockSize)
             return (HTTPDNSRequest(target: "", method: .post, body: message), { body, _ in
                 // The DoT connection gave the query an ID of its own and matched the reply by it (and its
-                // question); the message's own ID goes back, so the reply reads as the answer to it.
-                guard body.count >= 2, message.count >= 2 else { return .failure(HTTPDNSQueryFailure("a reply without a header")) }
-                return .success(Array(message[0..<2]) + body[2...])
+                // question); the relayed query's ID goes back, so the reply reads as the answer to it.
+                guard body.count >= 2 else { return .failure(HTTPDNSQueryFailure("a reply without a header")) }
+                return .success([UInt8(relayed.upstreamID >> 8), UInt8(relayed.upstreamID & 0xFF)] + body[2...])
             })
         case .json, .aliyun, .tencent:
             return nil
