@@ -61,8 +61,7 @@ final class DNSResponder {
         let router = DNSQueryRouter(settings: settings, bypass: worker.config.resolver.bypass)
         switch router.route(query) {
         case .answer(let response, let note):
-            send(response, limit: limit, type: query.type, note: note, client: client, transport: transport,
-                 started: started, reply: reply)
+            respond(response, note)
             return .answered
         case .forward(let servers, let note):
             return forward(query, to: servers, https: settings.httpsRecords, note: note, respond: respond)
@@ -81,8 +80,7 @@ final class DNSResponder {
                 let composed = composer.compose(query, families: families, ordered)
                 probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
-                send(composed.response, limit: limit, type: query.type, note: Self.note(result), client: client,
-                     transport: transport, started: started, reply: reply)
+                respond(composed.response, Self.note(result))
             }
             switch worker.connectionSettings.resolver.resolve(host, completion: finish) {
             case .done(let result):
@@ -100,8 +98,8 @@ final class DNSResponder {
         }
     }
 
-    /// Relays `query` about `host` to the `doh` providers that serve it (through the resolver thread, which
-    /// owns their connections); without one, to the `fallback` servers; without those, REFUSED.
+    /// Relays `query` about `host` to the doh and dot providers that serve it (through the resolver thread,
+    /// which owns their connections); without one, to the `fallback` servers; without those, REFUSED.
     private func relay(_ query: DNSQueryMessage, host: String, fallback: [SocketAddress], https: DNSHTTPSRecords,
                        note: String, respond: @escaping (DNSResponseMessage, String) -> Void) -> DNSAnswerStart {
         // RFC 8484 §4.1: ID 0, so that HTTP caches see the same request for the same question.
@@ -109,9 +107,11 @@ final class DNSResponder {
         let handle = worker.resolverService.relay(host, relayed, replyTo: worker.mailbox) { [unowned self] outcome in
             switch outcome {
             case .noProvider where fallback.isEmpty:
-                respond(query.response(rcode: .refused), "\(note): no DoH provider and no forward server")
+                respond(query.response(rcode: .refused), "\(note): no doh or dot provider and no forward server")
             case .noProvider:
-                _ = forward(query, to: fallback, https: https, note: "\(note): no DoH provider", respond: respond)
+                // The client's handle is the provider relay's, now finished: a client that goes away
+                // meanwhile is not told of, and the forward exchange ends by itself (answer or timeout).
+                _ = forward(query, to: fallback, https: https, note: "\(note): no doh or dot provider", respond: respond)
             case .failed(let reason):
                 worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: false) }
                 respond(query.response(rcode: .serverFailure), "\(note); providers failed: \(reason)")
