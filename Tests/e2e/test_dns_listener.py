@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from harness.dns_listener import dig, dns_section, listener_port, wait_for_listener
+from harness.dns_listener import dig, dns_section, listener_port, start_listening_ipdirect, wait_for_listener
 from harness.ports import LOOPBACK
 from harness.resolution_checks import start_resolving
 from test_admin_metrics import scrape
@@ -31,11 +31,7 @@ PROBE_WAIT_SECONDS = 10
 def listener(provider_setup, start_ipdirect):
     """An ipdirect answering DNS on a free port from one unbound DoH provider; yields (port, setup, ipdirect)."""
     def start(**dns_keys):
-        setup = provider_setup(PROVIDER)
-        port = listener_port()
-        own = start_resolving(start_ipdirect, setup, extra_sections=dns_section(port, **dns_keys))
-        wait_for_listener(port)
-        return port, setup, own
+        return start_listening_ipdirect(provider_setup, start_ipdirect, PROVIDER, **dns_keys)
     return start
 
 
@@ -110,8 +106,8 @@ def test_localhost_and_the_firefox_canary_are_answered_without_the_provider(list
     assert setup.queries("use-application-dns.net", "A") == 0
 
 
-def test_other_types_are_refused_and_https_records_answered_empty(listener):
-    port, setup, _ = listener()
+def test_other_types_are_refused_and_https_records_answered_empty_when_set_so(listener):
+    port, setup, _ = listener(other_types="refuse", https_records="empty")
     name = "types.dns-listener.test"
     setup.set_addresses(name, a=("198.51.100.40",))
     assert dig(port, name, "MX").status == "REFUSED"

@@ -31,6 +31,14 @@ public struct DNSSettings: Sendable, Equatable {
     /// Lookups each worker keeps for `GET /queries` (the listener's queries and the proxy's lookups); 0 keeps
     /// none. Taken at start: a reload does not resize the log.
     public var queryLogEntries = 1000
+    /// Plain-DNS servers for the names HTTPDNS never hears of (single labels, `.local`, `.home.arpa`,
+    /// `[resolver] bypass`, private PTR); empty answers those NXDOMAIN. Never read from /etc/resolv.conf,
+    /// which names ipdirect itself once it is the machine's resolver.
+    public var forward: [SocketAddress] = []
+    /// What becomes of queries for types other than A, AAAA, ANY, HTTPS and SVCB.
+    public var otherTypes = DNSOtherTypes.forward
+    /// What becomes of HTTPS and SVCB queries.
+    public var httpsRecords = DNSHTTPSRecords.stripHints
 
     public init() {}
 
@@ -43,6 +51,29 @@ public struct DNSSettings: Sendable, Equatable {
     public static let answerProbeBurst = 100
     /// Queries one TCP connection may have being answered at once; more wait for the socket to be read.
     public static let maxQueriesInFlightPerConnection = 64
+    /// How long a `forward` server has to answer before the next one is asked (or SERVFAIL after the last).
+    public static let forwardTimeoutMs = 2_000
+    /// Queries one worker may have relayed and unanswered at once; past it a query gets SERVFAIL, so a
+    /// flood of relayed names costs bounded sockets and memory.
+    public static let maxForwardedInFlightPerWorker = 256
+}
+
+/// `[dns] other_types`: types the proxy's resolver has no answer for.
+public enum DNSOtherTypes: String, Sendable, Equatable, CaseIterable {
+    /// Relayed to a DoH provider for the name (DoH speaks any type), else to `forward`, else REFUSED.
+    case forward
+    case refuse
+}
+
+/// `[dns] https_records`: HTTPS and SVCB answers carry address hints that a client may use in place of
+/// A and AAAA, and so in place of the ranking (RFC 9460 §7.3).
+public enum DNSHTTPSRecords: String, Sendable, Equatable, CaseIterable {
+    /// NODATA: the client falls back to A and AAAA.
+    case empty
+    /// Relayed without the ipv4hint and ipv6hint parameters; ALPN, ECH and the rest stay.
+    case stripHints = "strip_hints"
+    /// Relayed as the provider gave them; their hints bypass the ranking.
+    case forward
 }
 
 extension DNSSettings {
@@ -63,6 +94,9 @@ extension DNSSettings {
             ConfigKey("probe_answers", \.probeAnswers, .boolean),
             ConfigKey("query_log_level", \.queryLogLevel, .choice),
             ConfigKey("query_log", \.queryLogEntries, .integer(in: 0...100_000)),
+            ConfigKey("forward", \.forward, .oneOrList(of: .nameserver, allowEmpty: true, expected: "an address or an array of addresses")),
+            ConfigKey("other_types", \.otherTypes, .choice),
+            ConfigKey("https_records", \.httpsRecords, .choice),
         ]
     }
 
@@ -72,9 +106,23 @@ extension DNSSettings {
 
     /// The loop guard, once every section is read: `[resolver] system_nameservers` naming this listener
     /// would make the `system` source ask ipdirect itself.
+    /// `forward` naming this listener would relay a query to ipdirect itself, again and again.
     static func loopProblems(_ config: Config, listenLine: Int) -> [ConfigDiagnostic] {
-        config.dns.listen.filter { config.resolver.systemNameservers.contains($0) }.map { address in
+        let system = config.dns.listen.filter { config.resolver.systemNameservers.contains($0) }.map { address in
             ConfigDiagnostic(line: listenLine, message: "listen: \(address) is also in [resolver] system_nameservers; the system source would ask ipdirect itself (a loop)")
         }
+        let forwarded = config.dns.forward.filter { server in config.dns.listen.contains { $0.reaches(server) } }.map { server in
+            ConfigDiagnostic(line: listenLine, message: "listen: \(server) is also in forward; forwarded queries would come back to ipdirect (a loop)")
+        }
+        return system + forwarded
+    }
+}
+
+extension SocketAddress {
+    /// Whether a datagram sent to `destination` arrives at a socket bound here: the same address, or a
+    /// wildcard bind of the same family and port (0.0.0.0:53 also receives 127.0.0.1:53).
+    func reaches(_ destination: SocketAddress) -> Bool {
+        guard port == destination.port, ip.isIPv6 == destination.ip.isIPv6 else { return false }
+        return ip == destination.ip || ip.isUnspecified
     }
 }

@@ -33,10 +33,23 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
             if index > 0 { text.append(UInt8(ascii: ".")) }
             for octet in label {
                 guard octet > 0x20, octet < 0x7F, octet != UInt8(ascii: ".") else { return nil }
-                text.append(octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet | 0x20 : octet)
+                text.append(Self.lowercased(octet))
             }
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The same name whatever the case of its ASCII letters (RFC 4343 §3): how a server's echo of a
+    /// question is compared with the question, since servers may change its case.
+    public func equalsIgnoringCase(_ other: DNSName) -> Bool {
+        guard labels.count == other.labels.count else { return false }
+        return zip(labels, other.labels).allSatisfy { mine, theirs in
+            mine.count == theirs.count && zip(mine, theirs).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
+        }
+    }
+
+    private static func lowercased(_ octet: UInt8) -> UInt8 {
+        octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet | 0x20 : octet
     }
 
     /// The wire form without compression: each label after its length, then the root label.
@@ -61,8 +74,7 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
                 case UInt8(ascii: "."), UInt8(ascii: "\\"):
                     text += "\\" + String(UnicodeScalar(octet))
                 case 0x21..<0x7F:
-                    let lower = octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet | 0x20 : octet
-                    text.append(Character(UnicodeScalar(lower)))
+                    text.append(Character(UnicodeScalar(Self.lowercased(octet))))
                 default:
                     let digits = String(octet)
                     text += "\\" + String(repeating: "0", count: 3 - digits.count) + digits

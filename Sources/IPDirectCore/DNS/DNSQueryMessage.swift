@@ -71,21 +71,17 @@ extension DNSQueryMessage {
             var edns: DNSQueryEDNS?
             let records = Int(counts.answer) + Int(counts.authority) + Int(counts.additional)
             for index in 0..<records {
-                let owner = try reader.name()
-                let recordType = try reader.u16()
-                let recordClass = try reader.u16()
-                let ttl = try reader.u32()
-                let length = Int(try reader.u16())
-                try reader.skip(length)
-                guard recordType == DNSType.opt else { continue }
+                let record = try reader.recordHeader()
+                try reader.skip(record.dataLength)
+                guard record.type == DNSType.opt else { continue }
                 // RFC 6891 §6.1.1: one OPT record, in the additional section, owned by the root.
-                guard edns == nil, index >= Int(counts.answer) + Int(counts.authority), owner == .root else {
+                guard edns == nil, index >= Int(counts.answer) + Int(counts.authority), record.owner == .root else {
                     refusal.rcode = .formatError
                     return .reply(refusal, reason: "misplaced or repeated OPT record")
                 }
-                edns = DNSQueryEDNS(udpPayloadSize: max(Int(recordClass), minimumUDPPayload),
-                                    version: UInt8(truncatingIfNeeded: ttl >> 16),
-                                    dnssecOK: ttl & dnssecOKBit != 0)
+                edns = DNSQueryEDNS(udpPayloadSize: max(Int(record.dnsClass), minimumUDPPayload),
+                                    version: UInt8(truncatingIfNeeded: record.ttl >> 16),
+                                    dnssecOK: record.ttl & dnssecOKBit != 0)
             }
             if let edns {
                 refusal.edns = DNSResponseEDNS(dnssecOK: edns.dnssecOK)

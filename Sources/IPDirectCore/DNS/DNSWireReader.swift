@@ -60,6 +60,11 @@ struct DNSWireReader {
         offset += count
     }
 
+    /// A resource record's owner and fixed fields (RFC 1035 §4.1.3); the reader is left at its data.
+    mutating func recordHeader() throws(DNSWireError) -> DNSRecordHeader {
+        DNSRecordHeader(owner: try name(), type: try u16(), dnsClass: try u16(), ttl: try u32(), dataLength: Int(try u16()))
+    }
+
     /// A name, expanded: its labels as they are on the wire (case kept), without the root label. A pointer
     /// must point before the start of the labels it continues, so every jump goes backwards and a loop is
     /// impossible; the reader's own position ends after the first pointer or the root label.
@@ -94,4 +99,13 @@ struct DNSWireReader {
             position += 1 + count
         }
     }
+}
+
+/// The fields of a resource record before its data.
+struct DNSRecordHeader {
+    let owner: DNSName
+    let type: UInt16
+    let dnsClass: UInt16
+    let ttl: UInt32
+    let dataLength: Int
 }

@@ -7,7 +7,16 @@ public struct DNSListenerCounters: Sendable, Equatable {
         public var rcode: String
     }
 
+    /// Where a relayed query went, and whether an answer came back from there.
+    public struct RelayKey: Hashable, Sendable {
+        /// `forward` (the plain-DNS servers) or `provider` (a doh or dot provider).
+        public var upstream: String
+        /// `answered`, or `failed` (SERVFAIL to the client).
+        public var outcome: String
+    }
+
     public var queries: [QueryKey: UInt64] = [:]
+    public var relayed: [RelayKey: UInt64] = [:]
     /// UDP answers that left records out and set TC.
     public var truncated: UInt64 = 0
     /// Non-public addresses left out of a public name's answer (rebinding guard).
@@ -24,8 +33,13 @@ public struct DNSListenerCounters: Sendable, Equatable {
         queries[QueryKey(transport: transport, qtype: label, rcode: rcode.description), default: 0] += 1
     }
 
+    public mutating func countRelay(toProvider: Bool, answered: Bool) {
+        relayed[RelayKey(upstream: toProvider ? "provider" : "forward", outcome: answered ? "answered" : "failed"), default: 0] += 1
+    }
+
     public mutating func add(_ other: DNSListenerCounters) {
         queries.merge(other.queries, uniquingKeysWith: +)
+        relayed.merge(other.relayed, uniquingKeysWith: +)
         truncated += other.truncated
         rebindingDrops += other.rebindingDrops
         dropped += other.dropped
@@ -36,6 +50,10 @@ public struct DNSListenerCounters: Sendable, Equatable {
         for key in queries.keys.sorted(by: { ($0.transport, $0.qtype, $0.rcode) < ($1.transport, $1.qtype, $1.rcode) }) {
             page.sample(p + "dns_queries_total",
                         labels: [("transport", key.transport), ("qtype", key.qtype), ("rcode", key.rcode)], queries[key] ?? 0)
+        }
+        page.family(p + "dns_relayed_total", .counter, help: "Queries relayed to forward servers or providers, by upstream and outcome.")
+        for key in relayed.keys.sorted(by: { ($0.upstream, $0.outcome) < ($1.upstream, $1.outcome) }) {
+            page.sample(p + "dns_relayed_total", labels: [("upstream", key.upstream), ("outcome", key.outcome)], relayed[key] ?? 0)
         }
         page.single(p + "dns_truncated_total", .counter, help: "UDP answers sent with TC set and records left out.", truncated)
         page.single(p + "dns_rebinding_drops_total", .counter,

@@ -6,6 +6,10 @@ enum DNSTransport: String {
     case tcp
 }
 
+/// Sends a response and logs it: the source that answered (as the query log names it) and, when the answer
+/// was not looked up or the lookup failed, why.
+typealias DNSRespond = (DNSResponseMessage, String, String?) -> Void
+
 /// What became of a message handed to `DNSResponder.answer`.
 enum DNSAnswerStart {
     /// Not a query, or unreadable: nothing is sent, and a TCP connection closes.
@@ -21,6 +25,9 @@ enum DNSAnswerStart {
 /// by the ranking at `rank_port`, and hands the encoded response to `reply` on this worker's thread.
 final class DNSResponder {
     unowned let worker: Worker
+    /// Queries relayed to other servers and not yet answered, at most
+    /// `DNSSettings.maxForwardedInFlightPerWorker`.
+    private var forwards: [ObjectIdentifier: DNSForwardExchange] = [:]
 
     init(worker: Worker) {
         self.worker = worker
@@ -60,13 +67,25 @@ final class DNSResponder {
                  note: "client outside access.clients", client: client, transport: transport, started: started, reply: reply)
             return .answered
         }
+        let respond: DNSRespond = { [unowned self] response, source, note in
+            send(response, limit: limit, type: query.type, source: source, note: note, client: client,
+                 transport: transport, started: started, reply: reply)
+        }
         switch route {
         case .loopProbe:
             return .answered
         case .answer(let response, let note):
-            send(response, limit: limit, type: query.type, source: QueryLogEntry.localSource, note: note, client: client,
-                 transport: transport, started: started, reply: reply)
+            respond(response, QueryLogEntry.localSource, note)
             return .answered
+        case .forward(let servers, let note):
+            return forward(query, to: servers, https: settings.httpsRecords, note: note, respond: respond)
+        case .relay(let host, let fallback, let https, let note):
+            guard mayWait else {
+                worker.metrics.update { $0.dns.dropped += 1 }
+                Logger.debug("event=dns_dropped client=\(client) transport=\(transport) reason=\"too many lookups waiting\"")
+                return .dropped
+            }
+            return relay(query, host: host, fallback: fallback, https: https, note: note, respond: respond)
         case .lookUp(let host, let families):
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
@@ -76,8 +95,7 @@ final class DNSResponder {
                 probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
                 let (source, failure) = Self.source(result)
-                send(composed.response, limit: limit, type: query.type, source: source, note: failure, client: client,
-                     transport: transport, started: started, reply: reply)
+                respond(composed.response, source, failure)
             }
             switch worker.connectionSettings.resolver.resolve(host, completion: finish) {
             case .done(let result):
@@ -93,6 +111,74 @@ final class DNSResponder {
                 return .pending(handle)
             }
         }
+    }
+
+    /// Relays `query` about `host` to the doh and dot providers that serve it (through the resolver thread,
+    /// which owns their connections); without one, to the `fallback` servers; without those, REFUSED.
+    private func relay(_ query: DNSQueryMessage, host: String, fallback: [SocketAddress], https: DNSHTTPSRecords,
+                       note: String, respond: @escaping DNSRespond) -> DNSAnswerStart {
+        // RFC 8484 §4.1: ID 0, so that HTTP caches see the same request for the same question.
+        let relayed = DNSRelayedQuery(client: query, upstreamID: 0)
+        let handle = worker.resolverService.relay(host, relayed, replyTo: worker.mailbox) { [unowned self] outcome in
+            switch outcome {
+            case .noProvider where fallback.isEmpty:
+                respond(query.response(rcode: .refused), QueryLogEntry.noSource, "\(note): no doh or dot provider and no forward server")
+            case .noProvider:
+                // The client's handle is the provider relay's, now finished: a client that goes away
+                // meanwhile is not told of, and the forward exchange ends by itself (answer or timeout).
+                _ = forward(query, to: fallback, https: https, note: "\(note): no doh or dot provider", respond: respond)
+            case .failed(let reason):
+                worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: false) }
+                respond(query.response(rcode: .serverFailure), QueryLogEntry.noSource, "\(note); providers failed: \(reason)")
+            case .answered(let message, let provider):
+                guard case .response(let response, let dropped) = relayed.read(message, https: https) else {
+                    worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: false) }
+                    respond(query.response(rcode: .serverFailure), provider, "\(note); provider=\(provider) gave no usable answer")
+                    return
+                }
+                worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: true) }
+                respond(response, provider, "\(note)\(Self.droppedNote(dropped))")
+            }
+        }
+        return .pending(handle)
+    }
+
+    /// Relays `query` to plain-DNS `servers` from this worker's loop; SERVFAIL when none answers, or when
+    /// too many relayed queries already wait.
+    private func forward(_ query: DNSQueryMessage, to servers: [SocketAddress], https: DNSHTTPSRecords, note: String,
+                         respond: @escaping DNSRespond) -> DNSAnswerStart {
+        guard forwards.count < DNSSettings.maxForwardedInFlightPerWorker else {
+            worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: false) }
+            respond(query.response(rcode: .serverFailure), QueryLogEntry.noSource, "\(note); too many forwarded queries waiting")
+            return .answered
+        }
+        let attempts = DNSForwardAttempts(relayed: DNSRelayedQuery(client: query, upstreamID: .random(in: .min ... .max)),
+                                          servers: servers, https: https)
+        let exchange = DNSForwardExchange(base: worker.base, attempts: attempts) { [unowned self] outcome in
+            switch outcome {
+            case .answer(let response, let dropped, let server):
+                worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: true) }
+                respond(response, "forward:\(server)", "\(note)\(Self.droppedNote(dropped))")
+            case .fail(let reason):
+                worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: false) }
+                respond(query.response(rcode: .serverFailure), QueryLogEntry.noSource, "\(note); forward failed: \(reason)")
+            case .sendUDP, .sendTCP, .keepWaiting:
+                break
+            }
+        }
+        exchange.ended = { [unowned self] ended in forwards[ObjectIdentifier(ended)] = nil }
+        forwards[ObjectIdentifier(exchange)] = exchange
+        exchange.start()
+        return exchange.isFinished ? .answered : .pending(exchange)
+    }
+
+    private static func droppedNote(_ dropped: Int) -> String {
+        dropped > 0 ? ", \(dropped) records dropped" : ""
+    }
+
+    /// Cancels the relayed queries still waiting (the worker stops).
+    func close() {
+        for exchange in Array(forwards.values) { exchange.cancel() }
     }
 
     /// The addresses in the order a connection to `rank_port` would try them; quarantined ones are left

@@ -55,5 +55,6 @@ final class DNSWorkerListeners {
         datagramListeners = []
         acceptors = []
         for connection in Array(connections.values) { connection.close() }
+        responder.close()
     }
 }

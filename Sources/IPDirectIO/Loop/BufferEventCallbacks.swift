@@ -66,6 +66,13 @@ extension BufferEventCallbacks {
     static let dnsStreamEvent: bufferevent_event_cb = { _, events, context in
         Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
     }
+
+    static let dnsForwardRead: bufferevent_data_cb = { _, context in
+        Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReadStream()
+    }
+    static let dnsForwardEvent: bufferevent_event_cb = { _, events, context in
+        Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReceiveStream(events: events)
+    }
 }
 
 extension BufferEventCallbacks {

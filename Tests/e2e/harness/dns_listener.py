@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from .ports import LOOPBACK, free_port
+from .resolution_checks import start_resolving
 
 DIG_TIMEOUT_SECONDS = 3
 # How long a test waits for a freshly started ipdirect's DNS listener to answer.
@@ -23,6 +24,16 @@ def dns_section(port: int, **keys) -> str:
 
 def listener_port() -> int:
     return free_port()
+
+
+def start_listening_ipdirect(provider_setup, start_ipdirect, provider: str, admin: bool = False, **dns_keys):
+    """An ipdirect resolving through the HTTPDNS `provider` and answering DNS on a free port with the `[dns]`
+    `dns_keys` (and its admin listener with `admin`); returns (port, the provider's setup, the ipdirect)."""
+    setup = provider_setup(provider)
+    port = listener_port()
+    own = start_resolving(start_ipdirect, setup, extra_sections=dns_section(port, **dns_keys), admin=admin)
+    wait_for_listener(port)
+    return port, setup, own
 
 
 @dataclass

@@ -7,6 +7,12 @@ protocol HTTPDNSSource: AnyObject {
     /// Asks for the A and AAAA records of `name`, failing over across the bootstrap addresses; the
     /// completion runs once, on the resolver thread.
     func resolve(_ name: String, completion: @escaping (Result<NameAnswer, HTTPDNSQueryFailure>) -> Void)
+    /// Whether `exchange` can carry a DNS message as it is: only RFC 8484 (`doh`) providers can.
+    var carriesDNSMessages: Bool { get }
+    /// Sends a relayed query as a DNS message (in the wire form its format wants), failing over across the
+    /// bootstrap addresses, and hands back the response message; the completion runs once, on the resolver
+    /// thread.
+    func exchange(_ relayed: DNSRelayedQuery, completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void)
     /// Closes idle and open connections (shutdown).
     func close()
 }
@@ -28,4 +34,14 @@ struct HTTPDNSQueryFailure: Error, CustomStringConvertible {
     }
 
     var description: String { reason }
+}
+
+/// What became of a query relayed to the providers for its name.
+enum DNSMessageRelayOutcome {
+    /// The response message `provider` gave, unread.
+    case answered([UInt8], provider: String)
+    /// No `doh` provider serves the name (none configured, or per-domain ones for other names).
+    case noProvider
+    /// Every provider that serves the name failed; `reason` names each.
+    case failed(String)
 }

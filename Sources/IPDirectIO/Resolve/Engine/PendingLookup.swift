@@ -3,7 +3,7 @@ import IPDirectCore
 /// A session's lookup waiting on the resolver thread.
 typealias PendingLookup = PendingAnswer<Result<Resolution, ResolveFailure>>
 
-extension PendingAnswer: ResolveHandle where Answer == Result<Resolution, ResolveFailure> {}
+extension PendingAnswer: ResolveHandle {}
 
 /// Where the resolver thread sends the answer for one waiting lookup.
 struct ResolveWaiter {

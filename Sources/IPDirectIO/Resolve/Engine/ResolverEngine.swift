@@ -124,6 +124,31 @@ final class ResolverEngine {
         }
     }
 
+    /// Relays a query about `name` to the providers that serve it and carry DNS messages (doh, dot), in the
+    /// order a lookup of the name would ask them, until one answers; `.noProvider` when none serves the name.
+    func relay(_ name: String, _ relayed: DNSRelayedQuery, completion: @escaping (DNSMessageRelayOutcome) -> Void) {
+        let demoted = demotions.demoted(now: ResolverService.nowMillis())
+        let candidates = selection.order(for: name, demoted: demoted).filter { providers[$0].carriesDNSMessages }
+        guard !candidates.isEmpty else { return completion(.noProvider) }
+        relay(relayed, via: candidates[...], reasons: [], completion: completion)
+    }
+
+    private func relay(_ relayed: DNSRelayedQuery, via candidates: ArraySlice<Int>, reasons: [String],
+                       completion: @escaping (DNSMessageRelayOutcome) -> Void) {
+        var candidates = candidates
+        guard !isStopping, let index = candidates.popFirst() else {
+            return completion(.failed(reasons.isEmpty ? "the resolver is stopping" : reasons.joined(separator: "; ")))
+        }
+        let provider = providers[index]
+        provider.exchange(relayed) { [unowned self] result in
+            switch result {
+            case .success(let answer): completion(.answered(answer, provider: provider.name))
+            case .failure(let failure):
+                relay(relayed, via: candidates, reasons: reasons + ["\(provider.name): \(failure.reason)"], completion: completion)
+            }
+        }
+    }
+
     /// A usable cached answer for `name` that needs no refresh, or a cached negative one.
     private func cachedAnswer(_ name: String) -> Result<Resolution, ResolveFailure>? {
         let now = ResolverService.nowMillis()

@@ -159,6 +159,19 @@ final class ResolverService: @unchecked Sendable {
         Logger.warning("event=dns_loop probe=\(host) path=\(DNSLoopWatch.resolvConfPath) details=\"the system source asks ipdirect's own DNS listener; the system source and compare_system are off, HTTPDNS keeps answering. Fix: name another nameserver in resolv.conf, set [resolver] system_nameservers, or remove system from [resolver] order\"")
     }
 
+    /// Called on a worker thread: relays a query about `name` to the providers that serve it, on the
+    /// resolver thread (which owns their connections); the outcome is posted to `replyTo`. Nothing is cached.
+    func relay(_ name: String, _ relayed: DNSRelayedQuery, replyTo: LoopMailbox,
+               completion: @escaping (DNSMessageRelayOutcome) -> Void) -> ResolveHandle {
+        let pending = PendingAnswer(completion: completion)
+        mailbox.post { [self] in
+            engine.relay(HostName.normalized(name), relayed) { outcome in
+                replyTo.post { pending.deliver(outcome) }
+            }
+        }
+        return pending
+    }
+
     /// Thread-safe: each of `names` that is in the cache is asked again in the background (the cached
     /// answers stay in use meanwhile); returns how many that is.
     func refresh(_ names: [String]) -> Int {

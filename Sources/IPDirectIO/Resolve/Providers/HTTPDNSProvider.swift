@@ -58,7 +58,8 @@ final class HTTPDNSProvider: HTTPDNSSource {
         var remaining = exchanges.count
         var firstFailure: HTTPDNSQueryFailure?
         for exchange in exchanges {
-            send(exchange, name: name, via: bootstrap[...], failures: [], timeouts: 0) { result in
+            let what = "name=\(name) families=\(exchange.families.map(\.rawValue).joined(separator: ","))"
+            send(exchange.request, read: exchange.read, what: what, via: bootstrap[...], failures: [], timeouts: 0) { result in
                 remaining -= 1
                 switch result {
                 case .success(let part) where exchange.families.count == AddressFamily.allCases.count:
@@ -74,21 +75,32 @@ final class HTTPDNSProvider: HTTPDNSSource {
         }
     }
 
-    /// Tries `exchange` on each bootstrap address in turn until one answers usably.
-    private func send(_ exchange: PlannedExchange, name: String, via addresses: ArraySlice<IPAddress>,
-                      failures: [String], timeouts: Int,
-                      completion: @escaping (Result<ProviderAnswer, HTTPDNSQueryFailure>) -> Void) {
+    var carriesDNSMessages: Bool { plan.carriesDNSMessages }
+
+    func exchange(_ relayed: DNSRelayedQuery, completion: @escaping (Result<[UInt8], HTTPDNSQueryFailure>) -> Void) {
+        guard let (request, read) = plan.messageExchange(relayed) else {
+            return completion(.failure(HTTPDNSQueryFailure("its format cannot carry a DNS message")))
+        }
+        send(request, read: read, what: "relayed message", via: bootstrap[...], failures: [], timeouts: 0,
+             completion: completion)
+    }
+
+    /// Tries `request` on each bootstrap address in turn until one answers usably (as `read` says);
+    /// `what` names the request in the log.
+    private func send<Answer>(_ request: HTTPDNSRequest, read: @escaping (_ body: [UInt8], _ contentType: String?) -> Result<Answer, HTTPDNSQueryFailure>,
+                              what: String, via addresses: ArraySlice<IPAddress>, failures: [String], timeouts: Int,
+                              completion: @escaping (Result<Answer, HTTPDNSQueryFailure>) -> Void) {
         var addresses = addresses
         guard let address = addresses.popFirst() else {
             completion(.failure(HTTPDNSQueryFailure(reason: failures.joined(separator: "; "),
                                                     timedOut: !failures.isEmpty && timeouts == failures.count)))
             return
         }
-        _ = transport.send(exchange.request, to: address) { [self] result in
-            let outcome: Result<ProviderAnswer, HTTPDNSQueryFailure>
+        _ = transport.send(request, to: address) { [self] result in
+            let outcome: Result<Answer, HTTPDNSQueryFailure>
             switch result {
             case .success(let response):
-                outcome = exchange.read(response.body, response.contentType)
+                outcome = read(response.body, response.contentType)
             case .failure(let error):
                 outcome = .failure(HTTPDNSQueryFailure(reason: error.description, timedOut: error.isTimeout))
             }
@@ -96,8 +108,8 @@ final class HTTPDNSProvider: HTTPDNSSource {
             case .success:
                 completion(outcome)
             case .failure(let failure):
-                Logger.info("event=httpdns_attempt_failed provider=\(self.name) address=\(address) name=\(name) families=\(exchange.families.map(\.rawValue).joined(separator: ",")) reason=\"\(failure.reason)\"")
-                send(exchange, name: name, via: addresses, failures: failures + ["\(address): \(failure.reason)"],
+                Logger.info("event=httpdns_attempt_failed provider=\(self.name) address=\(address) \(what) reason=\"\(failure.reason)\"")
+                send(request, read: read, what: what, via: addresses, failures: failures + ["\(address): \(failure.reason)"],
                      timeouts: timeouts + (failure.timedOut ? 1 : 0), completion: completion)
             }
         }

@@ -35,7 +35,7 @@ enum ProviderQueryPlan {
         switch self {
         case .doh(let path, let post, let clientSubnet):
             return Self.dnsMessageExchanges(name, clientSubnet: clientSubnet, paddedTo: nil) { query in
-                Self.dohRequest(query, path: path, post: post)
+                Self.dohRequest(query.bytes, path: path, post: post)
             }
         case .dot(let clientSubnet):
             return Self.dnsMessageExchanges(name, clientSubnet: clientSubnet, paddedTo: EDNSPadding.queryBlockSize) { query in
@@ -97,23 +97,58 @@ enum ProviderQueryPlan {
         return .success(planned)
     }
 
+    /// Whether `messageExchange` can carry a DNS message as it is: RFC 8484 and RFC 7858 can, the others
+    /// carry names.
+    var carriesDNSMessages: Bool {
+        switch self {
+        case .doh, .dot: return true
+        case .json, .aliyun, .tencent: return false
+        }
+    }
+
+    /// The request that carries `relayed` as a DNS message, and a reader that hands back the response
+    /// message; nil for formats that carry names, not messages.
+    func messageExchange(_ relayed: DNSRelayedQuery) -> (HTTPDNSRequest, (_ body: [UInt8], _ contentType: String?) -> Result<[UInt8], HTTPDNSQueryFailure>)? {
+        switch self {
+        case .doh(let path, let post, _):
+            return (Self.dohRequest(relayed.wire, path: path, post: post), { body, contentType in
+                if let problem = Self.mediaTypeProblem(contentType) { return .failure(problem) }
+                return .success(body)
+            })
+        case .dot:
+            // Padded like the provider's own queries (RFC 8467 §4.1).
+            let message = relayed.wire(paddedTo: EDNSPadding.queryBlockSize)
+            return (HTTPDNSRequest(target: "", method: .post, body: message), { body, _ in
+                // The DoT connection gave the query an ID of its own and matched the reply by it (and its
+                // question); the relayed query's ID goes back, so the reply reads as the answer to it.
+                guard body.count >= 2 else { return .failure(HTTPDNSQueryFailure("a reply without a header")) }
+                return .success([UInt8(relayed.upstreamID >> 8), UInt8(relayed.upstreamID & 0xFF)] + body[2...])
+            })
+        case .json, .aliyun, .tencent:
+            return nil
+        }
+    }
+
     /// RFC 8484 §4.1: GET carries the message as `dns=` base64url without padding; POST as the body.
-    private static func dohRequest(_ query: DNSQuery, path: String, post: Bool) -> HTTPDNSRequest {
+    private static func dohRequest(_ message: [UInt8], path: String, post: Bool) -> HTTPDNSRequest {
         let accept = HTTPDNSRequest.Field(name: "Accept", value: dnsMessageType)
         guard post else {
-            return HTTPDNSRequest(target: HTTPDNSRequest.target(path: path, [("dns", query.base64URL)]), headerFields: [accept])
+            return HTTPDNSRequest(target: HTTPDNSRequest.target(path: path, [("dns", Base64URL.encode(message))]), headerFields: [accept])
         }
         return HTTPDNSRequest(target: path, headerFields: [accept, .init(name: "Content-Type", value: dnsMessageType)],
-                              method: .post, body: query.bytes)
+                              method: .post, body: message)
+    }
+
+    /// RFC 8484 §4.2.1: a response that is not application/dns-message is not a DNS answer (an error page,
+    /// a captive portal), whatever its status.
+    private static func mediaTypeProblem(_ contentType: String?) -> HTTPDNSQueryFailure? {
+        let mediaType = contentType.map { String($0.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased() }
+        guard mediaType != dnsMessageType else { return nil }
+        return HTTPDNSQueryFailure("answered with media type \(contentType.map { LogQuote.singleQuoted($0) } ?? "none"), not \(dnsMessageType)")
     }
 
     private static func readDNSMessage(_ body: [UInt8], _ contentType: String?, _ query: DNSQuery) -> Result<ProviderAnswer, HTTPDNSQueryFailure> {
-        // RFC 8484 §4.2.1: a response that is not application/dns-message is not a DNS answer (an error
-        // page, a captive portal), whatever its status.
-        let mediaType = contentType.map { String($0.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }).lowercased() }
-        guard mediaType == dnsMessageType else {
-            return .failure(HTTPDNSQueryFailure("answered with media type \(contentType.map { LogQuote.singleQuoted($0) } ?? "none"), not \(dnsMessageType)"))
-        }
+        if let problem = mediaTypeProblem(contentType) { return .failure(problem) }
         switch DNSAnswer.parse(body, for: query) {
         case .failure(let error): return .failure(HTTPDNSQueryFailure(error))
         case .success(.addresses(let addresses, let ttl)):
