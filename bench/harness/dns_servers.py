@@ -82,8 +82,9 @@ class Upstream:
                             f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
 
 
-def cache_server(server_name, environment, upstream, count, ipdirect_path=None):
-    """An unstarted Daemon for one measured server; its `port` is the DNS port (UDP and TCP on 127.0.0.1)."""
+def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=()):
+    """An unstarted Daemon for one measured server; its `port` is the DNS port (UDP and TCP on 127.0.0.1).
+    `wrapper` is a command that runs it, such as valgrind and its options."""
     port = free_port()
     entries = int(count * ENTRIES_PER_NAME * CACHE_HEADROOM)
     directory = os.path.join(environment.run_dir, "dns", server_name)
@@ -103,4 +104,4 @@ def cache_server(server_name, environment, upstream, count, ipdirect_path=None):
     else:
         raise ValueError(server_name)
     # Ready once it accepts TCP on the port: each of the three opens UDP and TCP there together.
-    return Daemon(server_name, argv, port, environment.log(f"dns-{server_name}.out"))
+    return Daemon(server_name, [*wrapper, *argv], port, environment.log(f"dns-{server_name}.out"))
