@@ -103,7 +103,7 @@ def write_query_files(directory, count):
     """dnsperf input files ("name type" per line): the first FEW_NAMES names, every name in order (A then
     AAAA, to fill a cache), and every name's A and AAAA in a fixed shuffled order (the timed mix)."""
     os.makedirs(directory, exist_ok=True)
-    paths = {kind: os.path.join(directory, f"{kind}.txt") for kind in ("few", "all", "mix")}
+    paths = {kind: os.path.join(directory, f"{kind}.queries") for kind in ("few", "all", "mix")}
     with open(paths["few"], "w") as few:
         few.writelines(f"{name(index)} {kind}\n" for index in range(FEW_NAMES) for kind in ("A", "AAAA"))
     with open(paths["all"], "w") as every:

@@ -47,7 +47,7 @@ class Upstream:
         self.control_port = free_port()
         directory = os.path.join(environment.run_dir, "dns", "upstream")
         os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, "dns-upstream-names.conf"), "w") as records:
+        with open(os.path.join(directory, "local-data.names"), "w") as records:
             records.write("server:\n")
             for index in range(count):
                 v4, v6 = addresses(index)
