@@ -11,6 +11,9 @@ final class DNSDatagramListener {
     /// Lookups waiting for the resolver; past `maximumPending` new queries that need one are dropped, so a
     /// flood of uncached names costs bounded memory.
     private var pending = 0
+    /// Where every datagram is received, allocated once: a fresh 64 KiB array per wake-up, zeroed, cost a
+    /// quarter of a cached answer's instructions.
+    private var buffer = [UInt8](repeating: 0, count: DNSDatagramListener.bufferSize)
 
     /// Datagrams read per wake-up before other events of the loop get their turn.
     static let datagramsPerWake = 32
@@ -41,7 +44,6 @@ final class DNSDatagramListener {
     }
 
     private func readDatagrams() {
-        var buffer = [UInt8](repeating: 0, count: Self.bufferSize)
         for _ in 0..<Self.datagramsPerWake {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
