@@ -31,7 +31,8 @@ def name(index):
 
 def addresses(index):
     """A distinct IPv4 loopback address and IPv6 ULA address for name `index` (up to 2^24 names)."""
-    return (f"127.{1 + (index >> 16)}.{(index >> 8) & 255}.{index & 255}", f"fd00::{index:x}")
+    return (f"127.{1 + (index >> 16)}.{(index >> 8) & 255}.{index & 255}",
+            f"fd00::{index >> 16:x}:{index & 0xFFFF:x}")
 
 
 class UpstreamError(Exception):
