@@ -20,6 +20,9 @@ WARM_CLIENTS = 4
 WARM_OUTSTANDING = 100
 # Passes through every name after the warming one, until one reaches the upstream no more.
 MAX_CHECK_PASSES = 3
+# dnsmasq's default cache-size: a dnsmasq started with it is the base of dnsmasq's memory figure, since dnsmasq
+# allocates its whole cache when it starts.
+DNSMASQ_DEFAULT_CACHE_ENTRIES = 150
 # Time for a server to settle (freed buffers, threads idle) before its RSS is read.
 SETTLE_SECONDS = 1
 # The throughput run: dnsperf with two threads (the servers' thread count) and enough clients (source ports)
@@ -42,7 +45,9 @@ class DNSServerResult:
         self.name = name
         self.threads = THREADS[name]
         self.skipped = None
-        self.rss_kib = {}  # "start" (nothing cached), "few", "all" -> KiB
+        # "start" (nothing cached), "few", "all", and for dnsmasq "default_cache" (started with its default
+        # cache size) -> KiB
+        self.rss_kib = {}
         self.warm = {}  # what filling the cache took
         self.rounds = []  # {"load": dnsperf figures, "cpu_seconds": s, "latency": figures, "upstream": n}
         self.problems = []
@@ -78,7 +83,13 @@ class DNSServerResult:
         return sum(run["upstream"] for run in self.rounds)
 
     def rss_bytes_per_name(self, names):
-        if "few" not in self.rss_kib or "all" not in self.rss_kib:
+        """What one more cached name costs; for dnsmasq, whose cache is allocated whole at start, what holding
+        `names` costs over a dnsmasq with its default cache."""
+        if "all" not in self.rss_kib:
+            return None
+        if "default_cache" in self.rss_kib:
+            return (self.rss_kib["all"] - self.rss_kib["default_cache"]) * 1024 / names
+        if "few" not in self.rss_kib:
             return None
         return (self.rss_kib["all"] - self.rss_kib["few"]) * 1024 / (names - FEW_NAMES)
 
@@ -156,6 +167,17 @@ def measure_dns(names, rounds, seconds, latency_seconds, environment, ipdirect_p
             if server_name == "ipdirect" and not ipdirect_path:
                 result.skipped = ipdirect_problem
                 continue
+            if server_name == "dnsmasq":
+                default_cache = cache_server(server_name, environment, upstream, names,
+                                             cache_entries=DNSMASQ_DEFAULT_CACHE_ENTRIES)
+                try:
+                    default_cache.start()
+                    time.sleep(SETTLE_SECONDS)
+                    result.rss_kib["default_cache"] = default_cache.rss_kib()
+                except DaemonError as error:
+                    result.problems.append(f"a dnsmasq with its default cache did not start: {error}")
+                finally:
+                    default_cache.stop()
             server = cache_server(server_name, environment, upstream, names, ipdirect_path)
             try:
                 server.start()
@@ -226,14 +248,14 @@ def table_rows(results, names, seconds, latency_seconds):
     header = ["figure", "better"] + [f"{result.name} ({result.threads} thread{'s' if result.threads > 1 else ''})"
                                      for result in results]
 
-    def row(label, better, extract, digits):
+    def row(label, better, extract, digits, missing="n/a"):
         cells = []
         for result in results:
             if result.skipped:
                 cells.append("skipped")
                 continue
             value = extract(result)
-            cells.append("n/a" if value is None else f"{value:,.{digits}f}")
+            cells.append(missing if value is None else f"{value:,.{digits}f}")
         return [label, better] + cells
 
     def qps_cell(result):
@@ -257,6 +279,9 @@ def table_rows(results, names, seconds, latency_seconds):
             row(f"RSS MiB with {names:,} names cached", "lower",
                 lambda result: result.rss_kib.get("all", 0) / 1024 if result.rss_kib else None, 1),
             row("RSS bytes per cached name (A + AAAA)", "lower", lambda result: result.rss_bytes_per_name(names), 0),
+            row(f"RSS MiB of a dnsmasq with its default {DNSMASQ_DEFAULT_CACHE_ENTRIES}-entry cache", "-",
+                lambda result: result.rss_kib["default_cache"] / 1024 if "default_cache" in result.rss_kib else None,
+                1, missing="-"),
             row("seconds to fill the cache from the upstream", "lower",
                 lambda result: result.warm.get("seconds") if result.warm else None, 1)]
 

@@ -83,11 +83,12 @@ class Upstream:
                             f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
 
 
-def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=()):
+def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=(), cache_entries=None):
     """An unstarted Daemon for one measured server; its `port` is the DNS port (UDP and TCP on 127.0.0.1).
-    `wrapper` is a command that runs it, such as valgrind and its options."""
+    `wrapper` is a command that runs it, such as valgrind and its options; `cache_entries` replaces the cache size
+    made for `count` names (ipdirect and dnsmasq)."""
     port = free_port()
-    entries = int(count * ENTRIES_PER_NAME * CACHE_HEADROOM)
+    entries = cache_entries or int(count * ENTRIES_PER_NAME * CACHE_HEADROOM)
     directory = os.path.join(environment.run_dir, "dns", server_name)
     os.makedirs(directory, exist_ok=True)
     if server_name == "ipdirect":
