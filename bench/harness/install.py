@@ -11,6 +11,9 @@ REQUIRED_PACKAGES = ["nginx-light", "wrk", "tinyproxy", "squid", "curl", "openss
 # The DNS servers of the resolver figures: unbound (DoH, and unbound-control) and dnsmasq's binary alone
 # (dnsmasq-base, without the package that runs it as a system service).
 RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
+# The DNS listener table (bench/dns): the load generator, and unbound and dnsmasq as ipdirect's peers and
+# their upstream (unbound-control counts the upstream's queries).
+DNS_PACKAGES = ["dnsperf", "unbound", "dnsmasq-base"]
 # The scheduling scenario's network namespace (ip, from iproute2) and its blackhole rule (nft).
 SCHEDULING_PACKAGES = ["iproute2", "nftables"]
 # invoke-rc.d and deb-systemd-invoke ask this script whether a package may start its service;

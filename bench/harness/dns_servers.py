@@ -1,0 +1,109 @@
+"""The DNS servers of the DNS listener table (bench/dns): one upstream unbound that holds the benchmark's names,
+and the three caches measured in front of it, each filled from it: ipdirect's DNS listener (over DoH), unbound
+and dnsmasq (over plain DNS). Everything binds to 127.0.0.1 on free ports."""
+
+import os
+import subprocess
+
+from harness.daemon import Daemon
+from harness.targets import free_port
+
+NAME_SUFFIX = "dnsbench.test"
+# Longer than any run, so no cached answer expires while it is measured.
+RECORD_TTL_SECONDS = 86400
+# unbound-control stats: every query the upstream received, over any transport.
+QUERIES_STATISTIC = "total.num.queries"
+CONTROL_TIMEOUT_SECONDS = 10
+# unbound reads 200,000 local-data lines before it listens.
+UPSTREAM_START_TIMEOUT_SECONDS = 60
+# Cache entries per name: its A and its AAAA answer (ipdirect keeps one per address family, dnsmasq one per
+# record); the caches get room for this many per name and a quarter more.
+ENTRIES_PER_NAME = 2
+CACHE_HEADROOM = 1.25
+# The measured servers: each answers with two threads where it can (dnsmasq has one).
+SERVER_NAMES = ("ipdirect", "unbound", "dnsmasq")
+THREADS = {"ipdirect": 2, "unbound": 2, "dnsmasq": 1}
+
+
+def name(index):
+    return f"n{index}.{NAME_SUFFIX}"
+
+
+def addresses(index):
+    """A distinct IPv4 loopback address and IPv6 ULA address for name `index` (up to 2^24 names)."""
+    return (f"127.{1 + (index >> 16)}.{(index >> 8) & 255}.{index & 255}",
+            f"fd00::{index >> 16:x}:{index & 0xFFFF:x}")
+
+
+class UpstreamError(Exception):
+    """unbound-control failed or printed no query count."""
+
+
+class Upstream:
+    """The unbound every cache is filled from: plain DNS on `port`, DoH on `doh_port`."""
+
+    def __init__(self, environment, count):
+        self.port = free_port()
+        self.doh_port = free_port()
+        self.control_port = free_port()
+        directory = os.path.join(environment.run_dir, "dns", "upstream")
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "local-data.names"), "w") as records:
+            records.write("server:\n")
+            for index in range(count):
+                v4, v6 = addresses(index)
+                records.write(f'  local-data: "{name(index)}. {RECORD_TTL_SECONDS} IN A {v4}"\n'
+                              f'  local-data: "{name(index)}. {RECORD_TTL_SECONDS} IN AAAA {v6}"\n')
+        self.config = environment.render("unbound-dns-upstream.conf.in", "dns/upstream/unbound.conf",
+                                         UPSTREAM_PORT=self.port, UPSTREAM_DOH_PORT=self.doh_port,
+                                         CONTROL_PORT=self.control_port)
+        self.daemon = Daemon("upstream unbound", ["unbound", "-d", "-c", self.config], self.port,
+                             environment.log("dns-upstream.out"), start_timeout=UPSTREAM_START_TIMEOUT_SECONDS)
+
+    def __str__(self):
+        return f"upstream unbound dns=127.0.0.1:{self.port} doh=127.0.0.1:{self.doh_port}"
+
+    def start(self):
+        self.daemon.start()
+
+    def stop(self):
+        self.daemon.stop()
+
+    def query_count(self):
+        argv = ["unbound-control", "-c", self.config, "stats_noreset"]
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=CONTROL_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired as timeout:
+            raise UpstreamError(f"unbound-control did not answer within {CONTROL_TIMEOUT_SECONDS} s") from timeout
+        for line in result.stdout.splitlines():
+            key, _, value = line.partition("=")
+            if key == QUERIES_STATISTIC:
+                return int(value)
+        raise UpstreamError(f"unbound-control stats_noreset (exit {result.returncode}) printed no "
+                            f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
+
+
+def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=(), cache_entries=None):
+    """An unstarted Daemon for one measured server; its `port` is the DNS port (UDP and TCP on 127.0.0.1).
+    `wrapper` is a command that runs it, such as valgrind and its options; `cache_entries` replaces the cache size
+    made for `count` names (ipdirect and dnsmasq)."""
+    port = free_port()
+    entries = cache_entries or int(count * ENTRIES_PER_NAME * CACHE_HEADROOM)
+    directory = os.path.join(environment.run_dir, "dns", server_name)
+    os.makedirs(directory, exist_ok=True)
+    if server_name == "ipdirect":
+        config = environment.render("ipdirect-dns.toml.in", "dns/ipdirect/ipdirect.toml", IPDIRECT_PORT=free_port(),
+                                    DNS_PORT=port, UPSTREAM_DOH_PORT=upstream.doh_port, MAX_ENTRIES=entries)
+        argv = [ipdirect_path, "run", "--config", config]
+    elif server_name == "unbound":
+        config = environment.render("unbound-dns-cache.conf.in", "dns/unbound/unbound.conf", DNS_PORT=port,
+                                    UPSTREAM_PORT=upstream.port)
+        argv = ["unbound", "-d", "-c", config]
+    elif server_name == "dnsmasq":
+        config = environment.render("dnsmasq-dns-cache.conf.in", "dns/dnsmasq/dnsmasq.conf", DNS_PORT=port,
+                                    UPSTREAM_PORT=upstream.port, DNSMASQ_CACHE_SIZE=entries)
+        argv = ["dnsmasq", f"--conf-file={config}"]
+    else:
+        raise ValueError(server_name)
+    # Ready once it accepts TCP on the port: each of the three opens UDP and TCP there together.
+    return Daemon(server_name, [*wrapper, *argv], port, environment.log(f"dns-{server_name}.out"))
