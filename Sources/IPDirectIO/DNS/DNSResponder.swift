@@ -137,7 +137,7 @@ final class DNSResponder {
                     return
                 }
                 worker.metrics.update { $0.dns.countRelay(toProvider: true, answered: true) }
-                respond(response, provider, "\(note)\(Self.droppedNote(dropped))")
+                respond(response, provider, "\(note); provider=\(provider)\(Self.droppedNote(dropped))")
             }
         }
         return .pending(handle)
@@ -158,7 +158,7 @@ final class DNSResponder {
             switch outcome {
             case .answer(let response, let dropped, let server):
                 worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: true) }
-                respond(response, "forward:\(server)", "\(note)\(Self.droppedNote(dropped))")
+                respond(response, "forward:\(server)", "\(note); forwarded to \(server)\(Self.droppedNote(dropped))")
             case .fail(let reason):
                 worker.metrics.update { $0.dns.countRelay(toProvider: false, answered: false) }
                 respond(query.response(rcode: .serverFailure), QueryLogEntry.noSource, "\(note); forward failed: \(reason)")
