@@ -84,6 +84,9 @@ public struct DoTPipeline<Ticket: Hashable, Question: Equatable> {
     /// Queries waiting for a slot, oldest first.
     private var waiting: [Query] = []
     private var lastActivity: Int64 = 0
+    /// Connects tried again after a failed reconnect, before the resent queries fail.
+    static var reconnectsAfterLoss: Int { 2 }
+    private var reconnectsLeft = DoTPipeline.reconnectsAfterLoss
 
     /// `randomID` draws message IDs; RFC 5452 §9.2 wants them unpredictable even over TLS, where they
     /// are all that ties a reply to a query besides the question.
@@ -114,13 +117,21 @@ public struct DoTPipeline<Ticket: Hashable, Question: Equatable> {
     public mutating func connected(now: Int64) -> [Action] {
         guard state == .connecting else { return [] }
         state = .open
+        reconnectsLeft = Self.reconnectsAfterLoss
         lastActivity = now
         return sendOrder.map { .send(inFlight[$0]!.ticket, id: $0) } + pump()
     }
 
-    /// The connect failed: every query of this server fails, so the provider tries the next address.
+    /// The connect failed: every query of this server fails, so the provider tries the next address. A
+    /// reconnect after a lost connection is tried again a few times first: a server that restarts (two
+    /// processes on one port for a moment, the old one's queue reset as it exits) can refuse or reset the
+    /// first connects, and the queries it lost deserve their one resend.
     public mutating func connectFailed() -> [Action] {
         guard state == .connecting else { return [] }
+        if reconnectsLeft > 0, inFlight.values.contains(where: \.wasResent) {
+            reconnectsLeft -= 1
+            return [.connect]
+        }
         state = .closed
         let failed = sendOrder.map { inFlight[$0]!.ticket } + waiting.map(\.ticket)
         forgetAll()

@@ -128,4 +128,29 @@ import Testing
         #expect(pipeline.state == .closed)
         #expect(pipeline.submit(2, question: "b A", now: 40_000) == [.connect])
     }
+
+    @Test func aReconnectAfterALossIsTriedAgainBeforeItsResentQueriesFail() {
+        var pipeline = Self.openPipeline(ids: [0, 10])
+        _ = pipeline.submit(1, question: "a A", now: 0)
+        #expect(pipeline.connectionLost() == [.connect])
+        for _ in 0..<Pipeline.reconnectsAfterLoss {
+            #expect(pipeline.connectFailed() == [.connect])
+        }
+        #expect(pipeline.connectFailed() == [.fail(1)])
+        #expect(pipeline.state == .closed)
+    }
+
+    @Test func aReconnectThatSucceedsIsAnsweredAndRestoresTheRetries() {
+        var pipeline = Self.openPipeline(ids: [0, 10, 20])
+        _ = pipeline.submit(1, question: "a A", now: 0)
+        _ = pipeline.connectionLost()
+        #expect(pipeline.connectFailed() == [.connect])
+        #expect(pipeline.connected(now: 5) == [.send(1, id: 10)])
+        #expect(pipeline.received(id: 10, question: "a A", now: 6) == [.deliver(1)])
+        _ = pipeline.submit(2, question: "b A", now: 7)
+        _ = pipeline.connectionLost()
+        for _ in 0..<Pipeline.reconnectsAfterLoss {
+            #expect(pipeline.connectFailed() == [.connect])
+        }
+    }
 }
