@@ -212,16 +212,15 @@ def test_answers_follow_the_ranking_and_an_address_refused_by_its_probe_disappea
     assert sorted(dig(port, name).addresses) == sorted([refusing, answering])
 
     deadline = time.monotonic() + PROBE_WAIT_SECONDS
-    entry = upstream_entry(own, name, rank_port)
-    while time.monotonic() < deadline and not (entry and any(item["state"] == "quarantined" for item in entry["addresses"])):
+    answer = dig(port, name)
+    while answer.addresses != [answering] and time.monotonic() < deadline:
         time.sleep(0.1)
-        entry = upstream_entry(own, name, rank_port)
+        answer = dig(port, name)
+    assert answer.addresses == [answering], answer.text
+    entry = upstream_entry(own, name, rank_port)
     assert entry is not None, requests.get(own.admin_url("/upstreams"), timeout=5).text
     states = {item["address"]: item["state"] for item in entry["addresses"]}
     assert states[refusing] == "quarantined" and states[answering] in ("healthy", "untried"), entry
-
-    answer = dig(port, name)
-    assert answer.addresses == [answering], answer.text
     ranked = [item["address"] for item in sorted(entry["addresses"], key=lambda item: item["rank"])
               if item["state"] != "quarantined"]
     assert answer.addresses == ranked, entry

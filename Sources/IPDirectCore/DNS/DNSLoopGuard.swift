@@ -38,11 +38,30 @@ public struct DNSLoopGuard: Sendable {
     public init() {}
 
     /// A probe name, or one with a `search` domain of resolv.conf appended: evdns tries those after NXDOMAIN.
+    /// Asked for every query the listener reads, so it looks for the suffix's bytes before it splits anything.
     public static func isProbeName(_ host: String) -> Bool {
+        guard host.utf8.count > probeSuffix.utf8.count, containsMarker(host) else { return false }
         let labels = host.lowercased().split(separator: ".", omittingEmptySubsequences: false)
         let suffix = probeSuffix.split(separator: ".")
         // The random label first, then the suffix's labels, then nothing or a search domain.
         return labels.count > suffix.count && labels[1...suffix.count].elementsEqual(suffix)
+    }
+
+    /// The suffix's first label between dots, which every probe name holds.
+    private static let probeSuffixMarker = Array(("." + probeSuffix.prefix { $0 != "." } + ".").utf8)
+
+    /// Whether `host` holds the marker, ASCII letters compared without case.
+    private static func containsMarker(_ host: String) -> Bool {
+        let bytes = Array(host.utf8)
+        let marker = probeSuffixMarker
+        guard bytes.count >= marker.count else { return false }
+        let asciiCaseBit: UInt8 = 0x20
+        for start in 0...(bytes.count - marker.count) {
+            var index = 0
+            while index < marker.count, bytes[start + index] | asciiCaseBit == marker[index] | asciiCaseBit { index += 1 }
+            if index == marker.count { return true }
+        }
+        return false
     }
 
     /// `0123456789abcdef.ipdirect-loop.invalid` from 64 random bits.

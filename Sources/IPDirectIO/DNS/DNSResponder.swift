@@ -90,7 +90,7 @@ final class DNSResponder {
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
                                                  allowPrivateUpstreams: worker.config.access.allowPrivateUpstreams)
-                let ordered = ranked(result, host: host)
+                let ordered = ranked(result, host: host, families: families)
                 let composed = composer.compose(query, families: families, ordered)
                 probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
@@ -181,16 +181,22 @@ final class DNSResponder {
         for exchange in Array(forwards.values) { exchange.cancel() }
     }
 
-    /// The addresses in the order a connection to `rank_port` would try them; quarantined ones are left
-    /// out unless every address is quarantined, as a connection would still try them then.
-    private func ranked(_ result: Result<Resolution, ResolveFailure>, host: String) -> Result<Resolution, ResolveFailure> {
-        guard case .success(var resolution) = result, resolution.addresses.count > 1 else { return result }
+    /// The addresses of the families asked, in the order a connection to `rank_port` would try them;
+    /// quarantined ones are left out unless every address is quarantined, as a connection would still try
+    /// them then.
+    private func ranked(_ result: Result<Resolution, ResolveFailure>, host: String,
+                        families: [AddressFamily]) -> Result<Resolution, ResolveFailure> {
+        guard case .success(var resolution) = result else { return result }
+        if families.count == 1 {
+            let wantsIPv6 = families[0] == .v6
+            resolution.addresses.removeAll { $0.isIPv6 != wantsIPv6 }
+        }
+        guard resolution.addresses.count > 1 else { return .success(resolution) }
         let port = worker.config.dns.rankPort
-        let plan = worker.health.plan(for: UpstreamHostKey(host: host, port: port),
-                                      candidates: resolution.addresses.map { SocketAddress(ip: $0, port: port) },
-                                      mode: worker.config.upstream.balanceMode(for: host))
-        let healthy = plan.order.filter { !worker.health.isQuarantined($0) }
-        resolution.addresses = (healthy.isEmpty ? plan.order : healthy).map(\.ip)
+        let order = worker.health.answerOrder(for: UpstreamHostKey(host: host, port: port),
+                                              candidates: resolution.addresses.map { SocketAddress(ip: $0, port: port) },
+                                              mode: worker.config.upstream.balanceMode(for: host))
+        if let order { resolution.addresses = order.map(\.ip) }
         return .success(resolution)
     }
 

@@ -25,6 +25,21 @@ final class UpstreamHealth: Sendable {
         return state.withLock { $0.table.plan(for: host, candidates: candidates, mode: mode, now: now) }
     }
 
+    /// The order a DNS answer hands `candidates` out in, under one lock: the plan's, quarantined addresses
+    /// left out unless all are. Nil, and nothing recorded, when the order would be the one given: the
+    /// default mode and nothing known about any candidate. A DNS listener answers many names nobody
+    /// connects to through ipdirect, and making plans for them would fill the table with hosts that only
+    /// push out the ones that carry traffic.
+    func answerOrder(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode) -> [SocketAddress]? {
+        let now = MonotonicClock.nowMicros()
+        return state.withLock { state in
+            if mode == .fastest, candidates.allSatisfy({ state.table.health(of: $0) == nil }) { return nil }
+            let order = state.table.plan(for: host, candidates: candidates, mode: mode, now: now).order
+            let healthy = order.filter { state.table.health(of: $0)?.quarantinedUntilMicros == nil }
+            return healthy.isEmpty ? order : healthy
+        }
+    }
+
     /// TCP stood after `micros`. `usable`: nothing more is needed (no TLS), so it counts as a success.
     func connected(_ address: SocketAddress, micros: Int64, usable: Bool) {
         let now = MonotonicClock.nowMicros()
