@@ -11,38 +11,55 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
     /// Both families are cached as having no address (RFC 2308 negative answers).
     case negative(source: ResolutionSource, nameDoesNotExist: Bool)
 
+    /// Read for every request and DNS query, so it builds nothing but the answer: no arrays of the
+    /// two families on the way.
     public init(v4: CacheLookup, v6: CacheLookup, now: CacheInstant) {
-        let found: [(AddressFamily, CacheLookup)] = [(.v4, v4), (.v6, v6)]
-        let known = found.compactMap { family, lookup in lookup.answer.map { (family, lookup, $0) } }
-        guard !known.isEmpty else {
+        let answer4 = v4.answer, answer6 = v6.answer
+        guard answer4 != nil || answer6 != nil else {
             self = .miss
             return
         }
-        let positive = known.filter { !$0.2.isNegative }
-        guard let first = positive.first else {
+        let positive4 = answer4.flatMap { $0.isNegative ? nil : $0 }
+        let positive6 = answer6.flatMap { $0.isNegative ? nil : $0 }
+        guard let first = positive4 ?? positive6 else {
             // Only "no address" is known; with one family unknown the name must be asked.
-            self = known.count == found.count
-                ? .negative(source: ResolutionSource(cacheLabel: known[0].2.source),
-                            nameDoesNotExist: known.contains { $0.2.nameDoesNotExist })
-                : .miss
+            guard let negative4 = answer4, let negative6 = answer6 else {
+                self = .miss
+                return
+            }
+            self = .negative(source: ResolutionSource(cacheLabel: negative4.source),
+                             nameDoesNotExist: negative4.nameDoesNotExist || negative6.nameDoesNotExist)
             return
         }
         var secondsLeft: [AddressFamily: Int64] = [:]
-        for (family, _, answer) in known { secondsLeft[family] = answer.secondsLeft(at: now) }
-        let age = positive.map { $0.2.age(at: now) }.max() ?? 0
-        let servedStale = positive.contains { if case .stale = $0.1 { true } else { false } }
-        let refresh = known.count < found.count || known.contains { _, lookup, _ in
-            switch lookup {
-            case .refreshDue, .stale(_, _, refresh: true): return true
-            case .fresh, .stale(_, _, refresh: false), .miss: return false
-            }
+        if let answer4 { secondsLeft[.v4] = answer4.secondsLeft(at: now) }
+        if let answer6 { secondsLeft[.v6] = answer6.secondsLeft(at: now) }
+        let age = max(positive4?.age(at: now) ?? 0, positive6?.age(at: now) ?? 0)
+        let servedStale = (positive4 != nil && Self.isStale(v4)) || (positive6 != nil && Self.isStale(v6))
+        let refresh = answer4 == nil || answer6 == nil || Self.asksForRefresh(v4) || Self.asksForRefresh(v6)
+        let addresses: [IPAddress]
+        switch (positive4, positive6) {
+        case let (.some(four), .some(six)): addresses = four.addresses + six.addresses
+        default: addresses = first.addresses
         }
         let resolution = Resolution(
-            addresses: positive.flatMap { $0.2.addresses },
-            source: ResolutionSource(cacheLabel: first.2.source),
+            addresses: addresses,
+            source: ResolutionSource(cacheLabel: first.source),
             cache: servedStale ? .stale(ageMillis: age) : .hit(ageMillis: age),
             secondsLeft: secondsLeft)
         self = .addresses(resolution, refresh: refresh)
+    }
+
+    private static func isStale(_ lookup: CacheLookup) -> Bool {
+        if case .stale = lookup { return true }
+        return false
+    }
+
+    private static func asksForRefresh(_ lookup: CacheLookup) -> Bool {
+        switch lookup {
+        case .refreshDue, .stale(_, _, refresh: true): return true
+        case .fresh, .stale(_, _, refresh: false), .miss: return false
+        }
     }
 
     public var description: String {
