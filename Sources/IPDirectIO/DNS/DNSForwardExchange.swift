@@ -111,9 +111,7 @@ final class DNSForwardExchange: ResolveHandle {
         guard server.withSockaddr({ bufferevent_socket_connect(bev, $0, Int32($1)) }) == 0 else {
             return "connect: \(String(cString: strerror(errno)))"
         }
-        let query = attempts.relayed.wire
-        let framed = [UInt8(query.count >> 8), UInt8(truncatingIfNeeded: query.count)] + query
-        bufferevent_write(bev, framed, framed.count)
+        DNSStreamFraming.append(attempts.relayed.wire, to: bufferevent_get_output(bev))
         bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
         return nil
     }
@@ -121,14 +119,7 @@ final class DNSForwardExchange: ResolveHandle {
     /// Reads one length-prefixed message (RFC 1035 §4.2.2) once all of it is there.
     func didReadStream() {
         guard let stream else { return }
-        let input = bufferevent_get_input(stream)
-        var prefix = [UInt8](repeating: 0, count: 2)
-        guard evbuffer_copyout(input, &prefix, 2) == 2 else { return }
-        let length = Int(prefix[0]) << 8 | Int(prefix[1])
-        guard evbuffer_get_length(input) >= 2 + length else { return }
-        evbuffer_drain(input, 2)
-        var message = [UInt8](repeating: 0, count: length)
-        evbuffer_remove(input, &message, length)
+        guard let message = DNSStreamFraming.takeMessage(from: bufferevent_get_input(stream)) else { return }
         perform(attempts.received(message))
     }
 

@@ -19,8 +19,6 @@ final class DNSStreamConnection {
     /// Set while `didRead` takes queries, whose answers may come back at once.
     private var isReading = false
 
-    /// The length prefix of DNS over TCP (RFC 1035 §4.2.2).
-    private static let prefixSize = 2
     /// Answers waiting for a client that does not read them; past this no more queries are read from it.
     static let maximumUnsentBytes = 256 * 1024
 
@@ -44,14 +42,7 @@ final class DNSStreamConnection {
         isReading = true
         defer { isReading = false }
         let input = bufferevent_get_input(bev)
-        while !isClosed, mayTakeQueries {
-            var prefix = [UInt8](repeating: 0, count: Self.prefixSize)
-            guard evbuffer_copyout(input, &prefix, Self.prefixSize) == Self.prefixSize else { break }
-            let length = Int(prefix[0]) << 8 | Int(prefix[1])
-            guard evbuffer_get_length(input) >= Self.prefixSize + length else { break }
-            evbuffer_drain(input, Self.prefixSize)
-            var message = [UInt8](repeating: 0, count: length)
-            if length > 0 { evbuffer_remove(input, &message, length) }
+        while !isClosed, mayTakeQueries, let message = DNSStreamFraming.takeMessage(from: input) {
             handle(message)
         }
         guard !isClosed else { return }
@@ -110,10 +101,7 @@ final class DNSStreamConnection {
         guard !isClosed else { return }
         lookups[lookup] = nil
         inFlight -= 1
-        let output = bufferevent_get_output(bev)
-        let prefix: [UInt8] = [UInt8(bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)]
-        evbuffer_add(output, prefix, prefix.count)
-        evbuffer_add(output, bytes, bytes.count)
+        DNSStreamFraming.append(bytes, to: bufferevent_get_output(bev))
         resumeReading()
     }
 

@@ -14,9 +14,6 @@ final class DoTConnection {
         let message: [UInt8]
     }
 
-    /// The length prefix of every message on the stream.
-    private static let lengthPrefixSize = 2
-
     let address: SocketAddress
     private let endpoint: HTTPDNSEndpoint
     private let provider: String
@@ -77,11 +74,11 @@ final class DoTConnection {
                 connect()
             case .send(let ticket, let id):
                 guard let entry = entries[ticket], let upstream else { continue }
-                var framed = [UInt8(entry.message.count >> 8), UInt8(entry.message.count & 0xFF)] + entry.message
-                framed[Self.lengthPrefixSize] = UInt8(id >> 8)
-                framed[Self.lengthPrefixSize + 1] = UInt8(id & 0xFF)
+                var message = entry.message
+                message[0] = UInt8(id >> 8)
+                message[1] = UInt8(id & 0xFF)
                 entry.exchange.phase = .awaitingResponse
-                bufferevent_write(upstream.bev, framed, framed.count)
+                DNSStreamFraming.append(message, to: bufferevent_get_output(upstream.bev))
             case .deliver(let ticket):
                 guard let entry = entries.removeValue(forKey: ticket) else { continue }
                 entry.exchange.detach = nil
@@ -140,15 +137,7 @@ final class DoTConnection {
     /// Takes every complete message off the stream; a partial one waits for more bytes.
     func didRead() {
         guard let upstream else { return }
-        let input = upstream.input
-        var prefix = [UInt8](repeating: 0, count: Self.lengthPrefixSize)
-        while evbuffer_get_length(input) >= Self.lengthPrefixSize {
-            _ = evbuffer_copyout(input, &prefix, Self.lengthPrefixSize)
-            let length = Int(prefix[0]) << 8 | Int(prefix[1])
-            guard evbuffer_get_length(input) >= Self.lengthPrefixSize + length else { return }
-            evbuffer_drain(input, Self.lengthPrefixSize)
-            var message = [UInt8](repeating: 0, count: length)
-            if length > 0 { evbuffer_remove(input, &message, length) }
+        while let message = DNSStreamFraming.takeMessage(from: upstream.input) {
             received(message)
             // A delivery may have closed the connection (the provider stopping).
             if self.upstream == nil { return }
