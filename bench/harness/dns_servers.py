@@ -3,17 +3,14 @@ and the three caches measured in front of it, each filled from it: ipdirect's DN
 and dnsmasq (over plain DNS). Everything binds to 127.0.0.1 on free ports."""
 
 import os
-import subprocess
 
 from harness.daemon import Daemon
 from harness.targets import free_port
+from harness.unbound_doh import unbound_query_count
 
 NAME_SUFFIX = "dnsbench.test"
 # Longer than any run, so no cached answer expires while it is measured.
 RECORD_TTL_SECONDS = 86400
-# unbound-control stats: every query the upstream received, over any transport.
-QUERIES_STATISTIC = "total.num.queries"
-CONTROL_TIMEOUT_SECONDS = 10
 # unbound reads 200,000 local-data lines before it listens.
 UPSTREAM_START_TIMEOUT_SECONDS = 60
 # Cache entries per name: its A and its AAAA answer (ipdirect keeps one per address family, dnsmasq one per
@@ -70,17 +67,7 @@ class Upstream:
         self.daemon.stop()
 
     def query_count(self):
-        argv = ["unbound-control", "-c", self.config, "stats_noreset"]
-        try:
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=CONTROL_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired as timeout:
-            raise UpstreamError(f"unbound-control did not answer within {CONTROL_TIMEOUT_SECONDS} s") from timeout
-        for line in result.stdout.splitlines():
-            key, _, value = line.partition("=")
-            if key == QUERIES_STATISTIC:
-                return int(value)
-        raise UpstreamError(f"unbound-control stats_noreset (exit {result.returncode}) printed no "
-                            f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
+        return unbound_query_count(self.config, UpstreamError)
 
 
 def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=(), cache_entries=None):

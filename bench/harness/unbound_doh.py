@@ -20,6 +20,22 @@ CONTROL_TIMEOUT_SECONDS = 10
 QUERIES_STATISTIC = "total.num.queries"
 
 
+def unbound_query_count(config, error):
+    """Queries an unbound started from `config` received since start, read with unbound-control; `error` (an
+    exception class) when it cannot be read."""
+    argv = ["unbound-control", "-c", config, "stats_noreset"]
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=CONTROL_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired as timeout:
+        raise error(f"unbound-control did not answer within {CONTROL_TIMEOUT_SECONDS} s") from timeout
+    for line in result.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if key == QUERIES_STATISTIC:
+            return int(value)
+    raise error(f"unbound-control stats_noreset (exit {result.returncode}) printed no "
+                f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
+
+
 class UnboundError(Exception):
     """unbound-control failed or printed no query count."""
 
@@ -59,14 +75,4 @@ class UnboundDoh:
 
     def query_count(self):
         """Queries received since start (A and AAAA count one each)."""
-        argv = ["unbound-control", "-c", self.config, "stats_noreset"]
-        try:
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=CONTROL_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired as timeout:
-            raise UnboundError(f"unbound-control did not answer within {CONTROL_TIMEOUT_SECONDS} s") from timeout
-        for line in result.stdout.splitlines():
-            key, _, value = line.partition("=")
-            if key == QUERIES_STATISTIC:
-                return int(value)
-        raise UnboundError(f"unbound-control stats_noreset (exit {result.returncode}) printed no "
-                           f"{QUERIES_STATISTIC}: {(result.stderr or result.stdout).strip()[:300]}")
+        return unbound_query_count(self.config, UnboundError)
