@@ -2,11 +2,24 @@ import IPDirectCore
 
 /// What the DNS listener's query reader promises for any bytes a client sends: no crash, no loop; a message
 /// it answers gets a response with the query's ID that fits the UDP limit, and a query it reads has a name
-/// within the wire limits.
+/// within the wire limits. The answer templates' reader takes only what the full reader reads as a query of
+/// the same ID, type and EDNS, so a template never answers a message the full path would treat otherwise.
 enum DNSQueryInvariants {
     static func check(_ bytes: UnsafeRawBufferPointer) {
         let message = Array(bytes)
-        switch DNSQueryMessage.intake(message) {
+        let intake = DNSQueryMessage.intake(message)
+        if let shape = DNSTemplateQuery.read(bytes) {
+            guard case .query(let query) = intake else {
+                return FuzzCheck.require(false, "the template reader took a message the full reader does not read as a query")
+            }
+            FuzzCheck.require(query.id == shape.id && query.type == shape.type && (query.edns != nil) == shape.edns
+                              && (query.edns?.dnssecOK ?? false) == shape.dnssecOK
+                              && query.udpLimit(serverLimit: 1232) == shape.udpLimit(serverLimit: 1232),
+                              "the template reader read the query otherwise than the full reader")
+            FuzzCheck.require(shape.hostName(bytes) == query.name.hostName || query.name.hostName == nil,
+                              "the template reader names the question otherwise")
+        }
+        switch intake {
         case .drop:
             return
         case .reply(let response, _):

@@ -49,6 +49,12 @@ public struct DNSSettings: Sendable, Equatable {
     /// Ranking probes `probe_answers` may start per second, and at once.
     public static let answerProbesPerSecond = 20
     public static let answerProbeBurst = 100
+    /// Answers one worker keeps in wire form for repeated A and AAAA questions (`DNSAnswerTemplates`):
+    /// at most about 250 octets each.
+    public static let answerTemplatesPerWorker = 32_768
+    /// How long a template whose addresses were put in order by the ranking may be used: ties take turns
+    /// and an avoided address comes back as time passes, without a change the templates would see.
+    public static let rankedTemplateLifetimeMicros: Int64 = 1_000_000
     /// Queries one TCP connection may have being answered at once; more wait for the socket to be read.
     public static let maxQueriesInFlightPerConnection = 64
     /// How long a `forward` server has to answer before the next one is asked (or SERVFAIL after the last).

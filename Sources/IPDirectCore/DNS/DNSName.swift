@@ -48,7 +48,7 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func lowercased(_ octet: UInt8) -> UInt8 {
+    static func lowercased(_ octet: UInt8) -> UInt8 {
         octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet | 0x20 : octet
     }
 

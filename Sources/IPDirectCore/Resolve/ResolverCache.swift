@@ -15,6 +15,10 @@ public struct ResolverCache: Sendable {
 
     public private(set) var settings: ResolverCacheSettings
     public private(set) var counters = ResolverCacheCounters()
+    /// Counts changes to what a name's answer says (its addresses, source or negative kind, a removal, new
+    /// limits); refreshes that bring the same answer and evictions of the least recently used do not
+    /// count. The DNS listener's answer templates are made under one value and dropped at the next.
+    public private(set) var answerChanges: UInt64 = 0
     private var entries: LRUStore<ResolverCacheKey, CachedAnswer>
 
     public init(settings: ResolverCacheSettings = ResolverCacheSettings()) {
@@ -145,6 +149,7 @@ public struct ResolverCache: Sendable {
     public mutating func resettle(_ newSettings: ResolverCacheSettings) {
         guard newSettings != settings else { return }
         let kept = entries.entriesByRecency
+        answerChanges &+= 1
         settings = newSettings
         entries = LRUStore(capacity: newSettings.maxEntries)
         for (key, answer) in kept.prefix(newSettings.maxEntries).reversed() {
@@ -154,12 +159,14 @@ public struct ResolverCache: Sendable {
 
     /// Forgets both families of `name`.
     public mutating func remove(_ name: String) {
+        answerChanges &+= 1
         for family in AddressFamily.allCases {
             entries.remove(ResolverCacheKey(name: name, family: family))
         }
     }
 
     public mutating func removeAll() {
+        answerChanges &+= 1
         entries.removeAll()
     }
 
@@ -202,6 +209,10 @@ public struct ResolverCache: Sendable {
     }
 
     mutating func store(_ answer: CachedAnswer, for key: ResolverCacheKey) {
+        let earlier = entries.peek(key)
+        let same = earlier.map { $0.addresses == answer.addresses && $0.source == answer.source
+            && $0.nameDoesNotExist == answer.nameDoesNotExist } ?? false
+        if !same { answerChanges &+= 1 }
         if entries.set(key, answer) != nil {
             counters.evictions += 1
         }

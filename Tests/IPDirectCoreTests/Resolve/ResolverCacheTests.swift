@@ -236,6 +236,35 @@ import Testing
         #expect(cache.counters.misses == 2)
         #expect(cache.counters.description == "hits=0 misses=2 stale_serves=0 refreshes=0 evictions=0")
     }
+
+    @Test func answerChangesCountWhatAnAnswerSaysNotItsRefreshes() {
+        var cache = cache(maxEntries: 2)
+        var changes = cache.answerChanges
+        func changed() -> Bool {
+            defer { changes = cache.answerChanges }
+            return cache.answerChanges != changes
+        }
+        cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start)
+        #expect(changed(), "a new answer")
+        cache.insert([addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start + 80 * second)
+        #expect(!changed(), "a refresh with the same answer")
+        cache.insert([addressB, addressA], ttl: 100, for: "a.test", family: .v4, source: "p", now: start + 90 * second)
+        #expect(changed(), "other addresses")
+        cache.insert([addressB, addressA], ttl: 100, for: "a.test", family: .v4, source: "q", now: start + 90 * second)
+        #expect(changed(), "another source")
+        cache.insertNegative(for: "a.test", family: .v4, source: "q", now: start + 90 * second)
+        #expect(changed(), "no addresses")
+        _ = cache.lookup("a.test", family: .v4, now: start + 95 * second)
+        #expect(!changed(), "a lookup")
+        cache.insert([addressA], ttl: 100, for: "b.test", family: .v4, source: "p", now: start)
+        _ = changed()
+        cache.insert([addressA], ttl: 100, for: "c.test", family: .v4, source: "p", now: start)
+        #expect(changed(), "c.test is new; the least recently used entry it pushes out still answers until its TTL")
+        cache.remove("c.test")
+        #expect(changed())
+        cache.removeAll()
+        #expect(changed())
+    }
 }
 
 extension CacheLookup {
