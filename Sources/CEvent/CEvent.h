@@ -46,6 +46,19 @@ int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int ipd_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+/* recvmmsg(2) and sendmmsg(2) and their struct mmsghdr are declared only under _GNU_SOURCE as well: the
+ * same layout under another name, and the system calls themselves. */
+#include <sys/syscall.h>
+struct ipd_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+static inline int ipd_recvmmsg(int fd, struct ipd_mmsghdr *messages, unsigned int count, int flags) {
+    return (int)syscall(SYS_recvmmsg, fd, messages, count, flags, NULL);
+}
+static inline int ipd_sendmmsg(int fd, struct ipd_mmsghdr *messages, unsigned int count, int flags) {
+    return (int)syscall(SYS_sendmmsg, fd, messages, count, flags);
+}
 static inline long ipd_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }

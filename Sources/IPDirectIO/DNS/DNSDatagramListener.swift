@@ -3,7 +3,9 @@ import Glibc
 import IPDirectCore
 
 /// Reads DNS queries from one UDP socket on a worker's loop and sends each answer back to where its
-/// query came from.
+/// query came from. Datagrams are taken `batchSize` at a time with one recvmmsg(2), and the answers that
+/// templates give at once go back together with one sendmmsg(2): under load, two system calls carry a
+/// batch instead of two per query.
 final class DNSDatagramListener {
     private let socket: DatagramSocket
     private let responder: DNSResponder
@@ -11,15 +13,17 @@ final class DNSDatagramListener {
     /// Lookups waiting for the resolver; past `maximumPending` new queries that need one are dropped, so a
     /// flood of uncached names costs bounded memory.
     private var pending = 0
-    /// Where every datagram is received, allocated once: a fresh 64 KiB array per wake-up, zeroed, cost a
-    /// quarter of a cached answer's instructions.
-    private var buffer = [UInt8](repeating: 0, count: DNSDatagramListener.bufferSize)
+    private let received: DatagramBatch
+    private let answers: DatagramBatch
 
-    /// Datagrams read per wake-up before other events of the loop get their turn.
-    static let datagramsPerWake = 32
+    /// Datagrams read with one system call, and batches read per wake-up before other events of the loop
+    /// get their turn.
+    static let batchSize = 32
+    static let batchesPerWake = 2
     static let maximumPending = 4_096
-    /// The largest DNS message (RFC 1035 §4.2.2 length field; also the largest UDP payload).
-    private static let bufferSize = 65_535
+    /// The largest query read: `[dns] udp_payload` at its highest. A larger datagram arrives cut short
+    /// (MSG_TRUNC) and is dropped; DNS queries are a few hundred octets.
+    static let largestQuery = 4_096
 
     private static let readable: event_callback_fn = { _, _, context in
         Unmanaged<DNSDatagramListener>.fromOpaque(context!).takeUnretainedValue().readDatagrams()
@@ -28,6 +32,8 @@ final class DNSDatagramListener {
     init?(base: EventBase, socket: DatagramSocket, responder: DNSResponder) {
         self.socket = socket
         self.responder = responder
+        received = DatagramBatch(count: Self.batchSize, size: Self.largestQuery)
+        answers = DatagramBatch(count: Self.batchSize, size: DNSAnswerTemplate.maximumSize)
         guard let event = event_new(base.raw, socket.fd, Int16(EV_READ | EV_PERSIST), DNSDatagramListener.readable,
                                     Unmanaged.passUnretained(self).toOpaque()) else { return nil }
         self.event = event
@@ -44,22 +50,23 @@ final class DNSDatagramListener {
     }
 
     private func readDatagrams() {
-        for _ in 0..<Self.datagramsPerWake {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let received = withUnsafeMutablePointer(to: &storage) { storagePointer in
-                storagePointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer in
-                    buffer.withUnsafeMutableBytes { bytes in
-                        recvfrom(socket.fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), peer, &length)
-                    }
+        for _ in 0..<Self.batchesPerWake {
+            let count = received.receive(from: socket.fd)
+            guard count > 0 else { return }
+            var answered = 0
+            for index in 0..<count {
+                guard !received.wasCut(index), let client = received.peer(index) else { continue }
+                let query = received.bytes(index)
+                if let size = responder.answerFromTemplate(query, from: client, transport: .udp,
+                                                           into: answers.buffer(answered)) {
+                    answers.address(answered, to: received, index, size: size)
+                    answered += 1
+                } else {
+                    handle(Array(query), from: client)
                 }
             }
-            guard received >= 0 else { return }
-            let client = withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress(sockaddr: $0) }
-            }
-            guard let client else { continue }
-            handle(Array(buffer[0..<received]), from: client)
+            answers.send(answered, on: socket.fd)
+            guard count == Self.batchSize else { return }
         }
     }
 

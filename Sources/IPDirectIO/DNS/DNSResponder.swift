@@ -28,9 +28,65 @@ final class DNSResponder {
     /// Queries relayed to other servers and not yet answered, at most
     /// `DNSSettings.maxForwardedInFlightPerWorker`.
     private var forwards: [ObjectIdentifier: DNSForwardExchange] = [:]
-
     init(worker: Worker) {
         self.worker = worker
+    }
+
+    /// What the templates depend on besides the query, read without a lock.
+    private var templateStamp: DNSAnswerStamp {
+        DNSAnswerStamp(cacheChanges: worker.resolverService.answerChanges, healthChanges: worker.health.changes,
+                       settings: worker.settingsGeneration)
+    }
+
+    /// Answers a repeated A or AAAA question from its template, as `answer` would (the same octets, with
+    /// the TTL counted down): writes the response into `output` and returns its length. Nil when no
+    /// template holds (the query takes `answer`): another shape of query, a changed cache, ranking or
+    /// configuration, a client outside `[access] clients`, an answer larger than the query may receive.
+    func answerFromTemplate(_ bytes: UnsafeRawBufferPointer, from client: SocketAddress, transport: DNSTransport,
+                            into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let store = worker.dnsTemplates, let query = DNSTemplateQuery.read(bytes) else { return nil }
+        let settings = worker.config.dns
+        let now = MonotonicClock.nowMicros()
+        let limit = transport == .udp ? min(query.udpLimit(serverLimit: settings.udpPayloadSize), output.count) : output.count
+        guard let (size, source) = store.answer(query, bytes, now: now, stamp: templateStamp, udpPayload: settings.udpPayloadSize,
+                                                into: UnsafeMutableRawBufferPointer(rebasing: output[..<limit])),
+              worker.connectionSettings.clients.permits(client.ip.unmapped) else { return nil }
+        worker.metrics.update { $0.dns.countAddressAnswer(tcp: transport == .tcp, ipv6: query.type == DNSType.aaaa) }
+        if worker.queryLog.isOn || Logger.writes(settings.queryLogLevel) {
+            let addresses = Self.addresses(inTemplateAnswer: UnsafeRawBufferPointer(rebasing: output[..<size]), query: query)
+            let name = query.hostName(bytes)
+            worker.queryLog.recordTemplateAnswer(name: name, type: query.type, source: source, addresses: addresses,
+                                                 client: client, startedMicros: now)
+            Logger.log(settings.queryLogLevel, "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name + ".")) type=\(DNSType.name(query.type)) rcode=NOERROR answers=\(addresses.count) elapsed_us=\(MonotonicClock.nowMicros() - now) note=\(LogQuote.quoted("source=\(source)"))")
+        }
+        return size
+    }
+
+    /// The addresses of an answer a template wrote: a record of fixed size per address after the question.
+    private static func addresses(inTemplateAnswer answer: UnsafeRawBufferPointer, query: DNSTemplateQuery) -> [IPAddress] {
+        let dataLength = DNSAnswerTemplate.dataLength(forType: query.type)
+        let recordHeaderSize = 12
+        return (0..<Int(answer[7])).compactMap { index in
+            let data = query.questionEnd + index * (recordHeaderSize + dataLength) + recordHeaderSize
+            return IPAddress(bytes: Array(answer[data..<(data + dataLength)]))
+        }
+    }
+
+    /// Keeps the answer just sent as a template when a repeat of the query would get the same octets:
+    /// addresses from the cache, fresh, in an order no balance mode turns.
+    private func keepTemplate(_ response: [UInt8], for query: DNSTemplateQuery, _ queryBytes: [UInt8], resolution: Resolution,
+                              families: [AddressFamily], ranked: Bool, stamp: DNSAnswerStamp, host: String) {
+        guard let store = worker.dnsTemplates, case .hit = resolution.cache, resolution.source != .hosts,
+              resolution.source != .literal, families.count == 1, let secondsLeft = resolution.secondsLeft[families[0]],
+              worker.config.upstream.balanceMode(for: host) == .fastest else { return }
+        let now = MonotonicClock.nowMicros()
+        let template = queryBytes.withUnsafeBytes { queryBytes in
+            DNSAnswerTemplate(response: response, for: query, queryBytes, source: resolution.sourceLabel, stamp: stamp,
+                              maxTTLSeconds: worker.config.dns.maxTTLSeconds, secondsLeft: secondsLeft,
+                              lifetimeMicros: ranked ? DNSSettings.rankedTemplateLifetimeMicros : Int64.max / 2,
+                              udpPayload: worker.config.dns.udpPayloadSize, now: now)
+        }
+        if let template { store.keep(template, now: now) }
     }
 
     /// `mayWait`: whether a lookup that cannot be answered from the cache may wait for the resolver; when
@@ -87,15 +143,23 @@ final class DNSResponder {
             }
             return relay(query, host: host, fallback: fallback, https: https, note: note, respond: respond)
         case .lookUp(let host, let families):
+            // Read before the lookup: a change the lookup races with leaves the template made from it unused.
+            let stamp = templateStamp
+            let shape = bytes.withUnsafeBytes { DNSTemplateQuery.read($0) }
             let finish: (Result<Resolution, ResolveFailure>) -> Void = { [unowned self] result in
                 let composer = DNSAnswerComposer(settings: worker.config.dns,
                                                  allowPrivateUpstreams: worker.config.access.allowPrivateUpstreams)
-                let ordered = ranked(result, host: host, families: families)
+                let (ordered, byRanking) = ranked(result, host: host, families: families)
                 let composed = composer.compose(query, families: families, ordered)
                 probeIfAsked(ordered, host: host)
                 if composed.rebindingDrops > 0 { worker.metrics.update { $0.dns.rebindingDrops += UInt64(composed.rebindingDrops) } }
                 let (source, failure) = Self.source(result)
-                respond(composed.response, source, failure)
+                let sent = send(composed.response, limit: limit, type: query.type, source: source, note: failure,
+                                client: client, transport: transport, started: started, reply: reply)
+                if let shape, case .success(let resolution) = ordered {
+                    keepTemplate(sent, for: shape, bytes, resolution: resolution, families: families, ranked: byRanking,
+                                 stamp: stamp, host: host)
+                }
             }
             switch worker.connectionSettings.resolver.resolve(host, completion: finish) {
             case .done(let result):
@@ -184,20 +248,21 @@ final class DNSResponder {
     /// The addresses of the families asked, in the order a connection to `rank_port` would try them;
     /// quarantined ones are left out unless every address is quarantined, as a connection would still try
     /// them then.
+    /// `byRanking`: whether the ranking put them in order (else they are in the provider's order).
     private func ranked(_ result: Result<Resolution, ResolveFailure>, host: String,
-                        families: [AddressFamily]) -> Result<Resolution, ResolveFailure> {
-        guard case .success(var resolution) = result else { return result }
+                        families: [AddressFamily]) -> (Result<Resolution, ResolveFailure>, byRanking: Bool) {
+        guard case .success(var resolution) = result else { return (result, false) }
         if families.count == 1 {
             let wantsIPv6 = families[0] == .v6
             resolution.addresses.removeAll { $0.isIPv6 != wantsIPv6 }
         }
-        guard resolution.addresses.count > 1 else { return .success(resolution) }
+        guard resolution.addresses.count > 1 else { return (.success(resolution), false) }
         let port = worker.config.dns.rankPort
         let order = worker.health.answerOrder(for: UpstreamHostKey(host: host, port: port),
                                               candidates: resolution.addresses.map { SocketAddress(ip: $0, port: port) },
                                               mode: worker.config.upstream.balanceMode(for: host))
         if let order { resolution.addresses = order.map(\.ip) }
-        return .success(resolution)
+        return (.success(resolution), order != nil)
     }
 
     /// `[dns] probe_answers`: addresses of a looked-up name get a ranking from probes, rate-limited, unless a
@@ -211,8 +276,9 @@ final class DNSResponder {
 
     /// `source` as the query log names it; `note` says why the answer is what it is, when it was not looked up
     /// or the lookup failed.
+    @discardableResult
     private func send(_ response: DNSResponseMessage, limit: Int, type: UInt16, source: String, note: String?,
-                      client: SocketAddress, transport: DNSTransport, started: Int64, reply: ([UInt8]) -> Void) {
+                      client: SocketAddress, transport: DNSTransport, started: Int64, reply: ([UInt8]) -> Void) -> [UInt8] {
         var response = response
         if response.edns != nil { response.edns?.udpPayloadSize = worker.config.dns.udpPayloadSize }
         let bytes = response.encoded(limit: limit)
@@ -229,6 +295,7 @@ final class DNSResponder {
                                                                    note: note ?? "source=\(source)", client: client,
                                                                    transport: transport, truncated: truncated,
                                                                    started: started))
+        return bytes
     }
 
     private static func queryLine(_ response: DNSResponseMessage, bytes: [UInt8], type: UInt16, note: String,

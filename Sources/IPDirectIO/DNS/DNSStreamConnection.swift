@@ -79,6 +79,7 @@ final class DNSStreamConnection {
     }
 
     private func handle(_ message: [UInt8]) {
+        if answerFromTemplate(message) { return }
         inFlight += 1
         let number = nextLookup
         nextLookup += 1
@@ -94,6 +95,22 @@ final class DNSStreamConnection {
             break
         case .pending(let handle):
             if !answeredAtOnce { lookups[number] = handle }
+        }
+    }
+
+    /// A repeated question answered from its template, framed in place.
+    private func answerFromTemplate(_ message: [UInt8]) -> Bool {
+        let prefix = DNSStreamFraming.prefixSize
+        return message.withUnsafeBytes { query in
+            withUnsafeTemporaryAllocation(byteCount: prefix + DNSAnswerTemplate.maximumSize, alignment: 1) { framed in
+                guard let size = responder.answerFromTemplate(query, from: client, transport: .tcp,
+                                                              into: UnsafeMutableRawBufferPointer(rebasing: framed[prefix...]))
+                else { return false }
+                framed[0] = UInt8(size >> 8)
+                framed[1] = UInt8(truncatingIfNeeded: size)
+                evbuffer_add(bufferevent_get_output(bev), framed.baseAddress, prefix + size)
+                return true
+            }
         }
     }
 

@@ -13,8 +13,13 @@ enum Logger {
     /// At a level the configuration chose (a per-query line, say).
     static func log(_ level: LogLevel, _ message: @autoclosure () -> String) { write(level, message) }
 
+    /// Whether a line at `level` is written: work done only for a line can be skipped when not.
+    static func writes(_ level: LogLevel) -> Bool {
+        rank(level) >= rank(threshold)
+    }
+
     private static func write(_ level: LogLevel, _ message: () -> String) {
-        guard rank(level) >= rank(threshold) else { return }
+        guard writes(level) else { return }
         let line = "\(Timestamp.rfc3339(unixMillis: MonotonicClock.wallMillis())) \(level.rawValue) \(message())\n"
         // One write(2) per line keeps lines from different threads whole.
         var bytes = Array(line.utf8)

@@ -44,6 +44,17 @@ final class QueryLogCell: Sendable {
                              elapsedMicros: now - startedMicros))
     }
 
+    /// A query the DNS listener answered from an answer template.
+    func recordTemplateAnswer(name: String, type: UInt16, source: String, addresses: [IPAddress], client: SocketAddress,
+                              startedMicros: Int64) {
+        guard isOn else { return }
+        let now = MonotonicClock.nowMicros()
+        append(QueryLogEntry(origin: .dns, monotonicMicros: now, unixMillis: MonotonicClock.wallMillis(), client: client,
+                             name: name, type: DNSType.name(type), source: source,
+                             outcome: DNSExtendedResponseCode.noError.description, addresses: addresses,
+                             elapsedMicros: now - startedMicros))
+    }
+
     private func append(_ entry: QueryLogEntry) {
         ring.withLock { $0.append(entry) }
     }

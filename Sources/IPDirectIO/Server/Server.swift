@@ -74,10 +74,12 @@ public final class Server {
         let adminSockets = try Server.bindAdmin(config.admin)
         let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0])
         Logger.info("event=own_endpoints listeners=\"\(ownEndpoints.listeners.map(\.description).joined(separator: ","))\" interface_addresses=\(ownEndpoints.interfaceAddresses.count)")
+        let dnsTemplates = dnsListenerOn ? DNSAnswerTemplateStore(slots: config.resolver.cache.maxEntries) : nil
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, workerCount: count, config: config, ownEndpoints: ownEndpoints, tls: tls,
-                                      sockets: workerSockets[index], dnsSockets: dnsSockets[index], accessLogFD: accessLogFD, gate: gate,
+                                      sockets: workerSockets[index], dnsSockets: dnsSockets[index], dnsTemplates: dnsTemplates,
+                                      accessLogFD: accessLogFD, gate: gate,
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
@@ -145,7 +147,7 @@ public final class Server {
     /// names in use are asked again in the background, what was learned about addresses is forgotten (paths
     /// changed), and idle pooled connections close (they may run over the old path).
     static func networkChanged(reason: String, resolver: ResolverService, workers: [Worker], health: UpstreamHealth) {
-        let recent = health.state.withLock { state in
+        let recent = health.learn { state in
             let hosts = state.table.recentHosts(limit: Server.namesRefreshedOnNetworkChange)
             state.table.forgetAll()
             return hosts

@@ -6,6 +6,7 @@ extension Worker {
     /// `tls` is the Server's context for `newConfig.tls`, the same object for every worker.
     func apply(_ newConfig: Config, tls: TLSClientContext) {
         config = newConfig
+        settingsGeneration &+= 1
         pipes.limit = newConfig.proxy.pipesPerWorker(workerCount: workerCount)
         if index == 0 {
             health.apply(newConfig.upstream.healthSettings)
@@ -19,6 +20,7 @@ extension Worker {
     /// accepted from now on refuse those (open ones keep the set they started with, as for a reload).
     func apply(interfaceAddresses: Set<IPAddress>) {
         ownEndpoints.interfaceAddresses = interfaceAddresses
+        settingsGeneration &+= 1
         connectionSettings = Worker.connectionSettings(config, ownEndpoints, tls: connectionSettings.tls,
                                                        resolverService: resolverService,
                                                        credentialService: credentialService, mailbox: mailbox)

@@ -42,6 +42,11 @@ final class Worker {
     private var nextSessionNumber: UInt64 = 0
     /// This loop's counters and histograms, read by the admin listener.
     let metrics = TrafficMetricsCell()
+    /// The DNS listener's answer templates, shared by every worker; nil without a DNS listener.
+    let dnsTemplates: DNSAnswerTemplateStore?
+    /// Moves on with every reload and change of interface addresses, each worker's the same after each has
+    /// taken the change: answer templates made under other settings are not used.
+    var settingsGeneration: UInt64 = 0
     /// This loop's share of `/queries`: its DNS listener's queries and its sessions' lookups.
     let queryLog: QueryLogCell
     /// Where other threads (the resolver, the main thread) hand this loop work.
@@ -52,11 +57,12 @@ final class Worker {
     static let acceptRetryMillis = 500
 
     init(index: Int, workerCount: Int, config: Config, ownEndpoints: OwnEndpoints, tls: TLSClientContext, sockets: [ListeningSocket],
-         dnsSockets: DNSListenerSockets = DNSListenerSockets(), accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
+         dnsSockets: DNSListenerSockets = DNSListenerSockets(), dnsTemplates: DNSAnswerTemplateStore? = nil, accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
          prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
         queryLog = QueryLogCell(capacity: config.dns.queryLogEntries)
+        self.dnsTemplates = dnsTemplates
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         health = prober.health

@@ -85,7 +85,7 @@ final class AddressProber: @unchecked Sendable {
         let allowPrivate = rules.withLock { $0.allowPrivate }
         let permitted = (allowPrivate ? addresses : addresses.filter { !$0.isNonPublic }).map { SocketAddress(ip: $0, port: port) }
         let now = MonotonicClock.nowMicros()
-        let taken = health.state.withLock { state -> [SocketAddress] in
+        let taken = health.learn { state -> [SocketAddress] in
             let unknown = permitted.filter { address in
                 state.table.health(of: address).map { !$0.isTried && !$0.probing } ?? true
             }
@@ -100,7 +100,7 @@ final class AddressProber: @unchecked Sendable {
 
     /// Thread-safe: probe the addresses of a new answer that nothing is known about yet.
     func rank(_ candidates: [SocketAddress]) {
-        let taken = health.state.withLock { $0.table.takeUnknown(candidates, now: MonotonicClock.nowMicros()) }
+        let taken = health.learn { $0.table.takeUnknown(candidates, now: MonotonicClock.nowMicros()) }
         guard !taken.isEmpty else { return }
         mailbox.post { [self] in
             for address in taken { probe(address, ranking: true) }
@@ -112,9 +112,11 @@ final class AddressProber: @unchecked Sendable {
         ticksSinceExpiry += 1
         let expire = ticksSinceExpiry >= AddressProber.ticksPerExpiry
         if expire { ticksSinceExpiry = 0 }
-        let due = health.state.withLock { state in
+        let due = health.learnIfChanged { state in
+            let known = state.table.addresses.count
             if expire { state.table.expire(now: now) }
-            return state.table.takeDueProbes(now: now)
+            let due = state.table.takeDueProbes(now: now)
+            return (due, changed: !due.isEmpty || state.table.addresses.count != known)
         }
         for address in due { probe(address, ranking: false) }
         tick.schedule(afterMillis: AddressProber.tickMillis)
@@ -138,13 +140,13 @@ final class AddressProber: @unchecked Sendable {
         switch result {
         case .success(let connection):
             connection.close()
-            let recovered = health.state.withLock { state in
+            let recovered = health.learn { state in
                 state.counters.probesUp += 1
                 return state.table.probeSucceeded(address, micros: micros, now: now)
             }
             if recovered { Logger.info("event=address_recovered address=\(address) by=probe connect_ms=\(micros / 1000)") }
         case .failure(let error):
-            let quarantinedFor = health.state.withLock { state in
+            let quarantinedFor = health.learn { state in
                 state.counters.probesDown += 1
                 return state.table.probeFailed(address, reason: error.description, now: now)
             }

@@ -9,15 +9,34 @@ final class UpstreamHealth: Sendable {
         var counters = UpstreamSelectionCounters()
     }
 
-    let state: Mutex<State>
+    private let state: Mutex<State>
+    /// Counts changes to what is known of addresses (times, failures, quarantines, probes); plans and
+    /// their turns do not count. Read without the lock by the DNS listener's answer templates.
+    private let learned = Atomic<UInt64>(0)
 
     init(settings: AddressHealthSettings) {
         state = Mutex(State(table: AddressHealthTable(settings: settings)))
     }
 
+    var changes: UInt64 { learned.load(ordering: .acquiring) }
+
+    /// Changes what is known of addresses, under the lock, and counts it in `changes`.
+    func learn<Result>(_ body: (inout State) -> Result) -> Result {
+        learnIfChanged { state in (body(&state), changed: true) }
+    }
+
+    /// As `learn`, counted only when `body` says it changed anything: the prober's regular ticks mostly do not.
+    func learnIfChanged<Result>(_ body: (inout State) -> (Result, changed: Bool)) -> Result {
+        state.withLock { state in
+            let (result, changed) = body(&state)
+            if changed { learned.add(1, ordering: .releasing) }
+            return result
+        }
+    }
+
     /// A reload's new quarantine and attempt-delay settings; what was learned stays.
     func apply(_ settings: AddressHealthSettings) {
-        state.withLock { $0.table.settings = settings }
+        learn { $0.table.settings = settings }
     }
 
     func plan(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode) -> AddressPlan {
@@ -43,7 +62,7 @@ final class UpstreamHealth: Sendable {
     /// TCP stood after `micros`. `usable`: nothing more is needed (no TLS), so it counts as a success.
     func connected(_ address: SocketAddress, micros: Int64, usable: Bool) {
         let now = MonotonicClock.nowMicros()
-        let recovered = state.withLock { state in
+        let recovered = learn { state in
             state.counters.attempts[.connected, default: 0] += 1
             state.table.recordConnectTime(address, micros: micros, now: now)
             return usable && state.table.recordSuccess(address, now: now)
@@ -54,14 +73,14 @@ final class UpstreamHealth: Sendable {
     /// The TLS handshake on a connection to `address` succeeded.
     func handshakeSucceeded(_ address: SocketAddress) {
         let now = MonotonicClock.nowMicros()
-        let recovered = state.withLock { $0.table.recordSuccess(address, now: now) }
+        let recovered = learn { $0.table.recordSuccess(address, now: now) }
         if recovered { Logger.info("event=address_recovered address=\(address) by=connection") }
     }
 
     /// An attempt failed on the path to `address`. Logs a quarantine.
     func failed(_ address: SocketAddress, outcome: UpstreamAttemptOutcome, reason: String, elapsedMicros: Int64) {
         let now = MonotonicClock.nowMicros()
-        let quarantinedFor = state.withLock { state in
+        let quarantinedFor = learn { state in
             state.counters.attempts[outcome, default: 0] += 1
             return state.table.recordFailure(address, outcome: outcome, reason: reason, waitedMicros: elapsedMicros, now: now)
         }
@@ -74,7 +93,7 @@ final class UpstreamHealth: Sendable {
     /// skips the address for a while; other hosts on it are not affected. `outcome` is counted when given.
     func hostFailed(_ address: SocketAddress, for host: UpstreamHostKey, reason: String, outcome: UpstreamAttemptOutcome? = nil) {
         let now = MonotonicClock.nowMicros()
-        let avoidedFor = state.withLock { state in
+        let avoidedFor = learn { state in
             if let outcome { state.counters.attempts[outcome, default: 0] += 1 }
             return state.table.recordHostFailure(address, for: host, reason: reason, now: now)
         }
@@ -93,7 +112,7 @@ final class UpstreamHealth: Sendable {
 
     func recordFirstByte(_ address: SocketAddress, for host: UpstreamHostKey, micros: Int64) {
         let now = MonotonicClock.nowMicros()
-        state.withLock { $0.table.recordFirstByte(address, for: host, micros: micros, now: now) }
+        learn { $0.table.recordFirstByte(address, for: host, micros: micros, now: now) }
     }
 
     /// Whether a pooled connection to `address` may still be used when no plan could be made.

@@ -333,6 +333,7 @@ final class ResolverEngine {
                 }
                 left[family] = state.cache.peek(name, family: family, now: now)?.secondsLeft(at: now)
             }
+            service.publishAnswerChanges(of: state.cache)
             return left
         }
         if keepWarm.answered(name, secondsLeft: secondsLeft, now: now) != nil {

@@ -28,6 +28,9 @@ struct ResolverState {
 /// (through `mailbox`) once `start` has run; `state` is the only thing other threads touch, under its lock.
 final class ResolverService: @unchecked Sendable {
     let state: Mutex<ResolverState>
+    /// `ResolverCache.answerChanges`, copied under `state`'s lock by whoever changes the cache, so that a
+    /// DNS listener can tell whether its answer templates still hold without taking that lock.
+    private let publishedAnswerChanges = Atomic<UInt64>(0)
     private let base: EventBase
     private let mailbox: LoopMailbox
     /// Replaced by a reload; read and written on the resolver thread only (jobs name it when they run).
@@ -60,8 +63,18 @@ final class ResolverService: @unchecked Sendable {
         }
         if let store {
             let restored = store.load(settings: settings.cache)
-            state.withLock { $0.cache.restore(restored) }
+            state.withLock { state in
+                state.cache.restore(restored)
+                publishAnswerChanges(of: state.cache)
+            }
         }
+    }
+
+    var answerChanges: UInt64 { publishedAnswerChanges.load(ordering: .acquiring) }
+
+    /// Call with `state`'s lock held, after changing `cache`.
+    func publishAnswerChanges(of cache: ResolverCache) {
+        publishedAnswerChanges.store(cache.answerChanges, ordering: .releasing)
     }
 
     /// Starts the resolver thread; `warm` resolves the `preresolve` names and keeps them fresh.
@@ -103,7 +116,10 @@ final class ResolverService: @unchecked Sendable {
                 return completion("\(error)")
             }
             replacement.service = self
-            state.withLock { $0.cache.resettle(config.resolver.cache) }
+            state.withLock { state in
+                state.cache.resettle(config.resolver.cache)
+                publishAnswerChanges(of: state.cache)
+            }
             let old = engine
             engine = replacement
             old.retire()
