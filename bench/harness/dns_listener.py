@@ -9,7 +9,7 @@ import time
 
 from harness import dnsperf
 from harness.daemon import DaemonError
-from harness.dns_servers import SERVER_NAMES, THREADS, Upstream, addresses, cache_server, name
+from harness.dns_servers import SERVER_NAMES, THREADS, Upstream, addresses, cache_server, name, program
 from harness.repetitions import rotated
 
 # Names whose RSS is the base of the memory figure: the cost of the first answers (buffers, hash tables'
@@ -83,15 +83,18 @@ class DNSServerResult:
         return sum(run["upstream"] for run in self.rounds)
 
     def rss_bytes_per_name(self, names):
-        """What one more cached name costs; for dnsmasq, whose cache is allocated whole at start, what holding
-        `names` costs over a dnsmasq with its default cache."""
-        if "all" not in self.rss_kib:
+        """What one more cached name costs, read after the load rounds (when every name has been asked for
+        both families many times: what a server keeps per answer besides its cache, such as ipdirect's answer
+        templates, is in it) or, without rounds, after the fill; for dnsmasq, whose cache is allocated whole
+        at start, what holding `names` costs over a dnsmasq with its default cache."""
+        held = self.rss_kib.get("after_rounds", self.rss_kib.get("all"))
+        if held is None:
             return None
         if "default_cache" in self.rss_kib:
-            return (self.rss_kib["all"] - self.rss_kib["default_cache"]) * 1024 / names
+            return (held - self.rss_kib["default_cache"]) * 1024 / names
         if "few" not in self.rss_kib:
             return None
-        return (self.rss_kib["all"] - self.rss_kib["few"]) * 1024 / (names - FEW_NAMES)
+        return (held - self.rss_kib["few"]) * 1024 / (names - FEW_NAMES)
 
     def as_dict(self, names):
         return {"skipped": self.skipped, "threads": self.threads, "rss_kib": self.rss_kib, "warm": self.warm,
@@ -228,6 +231,8 @@ def measure_dns(names, rounds, seconds, latency_seconds, environment, ipdirect_p
         for server in servers:
             if not server.is_running():
                 results[server.name].problems.append("exited during the run")
+            elif rounds:
+                results[server.name].rss_kib["after_rounds"] = server.rss_kib()
     finally:
         for server in servers:
             server.stop()
@@ -245,7 +250,7 @@ def measure_dns(names, rounds, seconds, latency_seconds, environment, ipdirect_p
 
 
 def table_rows(results, names, seconds, latency_seconds):
-    header = ["figure", "better"] + [f"{result.name} ({result.threads} thread{'s' if result.threads > 1 else ''})"
+    header = ["figure", "better"] + [f"{program(result.name)} ({result.threads} thread{'s' if result.threads > 1 else ''})"
                                      for result in results]
 
     def row(label, better, extract, digits, missing="n/a"):
@@ -278,7 +283,10 @@ def table_rows(results, names, seconds, latency_seconds):
                 lambda result: result.rss_kib.get("few", 0) / 1024 if result.rss_kib else None, 1),
             row(f"RSS MiB with {names:,} names cached", "lower",
                 lambda result: result.rss_kib.get("all", 0) / 1024 if result.rss_kib else None, 1),
-            row("RSS bytes per cached name (A + AAAA)", "lower", lambda result: result.rss_bytes_per_name(names), 0),
+            row(f"RSS MiB with {names:,} names cached, after the load rounds", "lower",
+                lambda result: result.rss_kib["after_rounds"] / 1024 if "after_rounds" in result.rss_kib else None, 1),
+            row("RSS bytes per cached name (A + AAAA), after the load rounds", "lower",
+                lambda result: result.rss_bytes_per_name(names), 0),
             row(f"RSS MiB of a dnsmasq with its default {DNSMASQ_DEFAULT_CACHE_ENTRIES}-entry cache", "-",
                 lambda result: result.rss_kib["default_cache"] / 1024 if "default_cache" in result.rss_kib else None,
                 1, missing="-"),
@@ -300,4 +308,6 @@ def shape_text(names, rounds, seconds, latency_seconds):
             f"unbound; {rounds} interleaved rounds. Throughput: dnsperf -T {LOAD_THREADS} -c {LOAD_CLIENTS} "
             f"-q {LOAD_OUTSTANDING} for {seconds} s over every name's A and AAAA in a fixed shuffled order. "
             f"Latency: dnsperf -Q {LATENCY_RATE} -c {LATENCY_CLIENTS} -v for {latency_seconds} s, nearest-rank "
-            "percentiles of every answered query. Cells are medians over the rounds.")
+            "percentiles of every answered query. Cells are medians over the rounds. ipdirect and unbound run "
+            "twice, with two threads and with one (dnsmasq has one); ipdirect keeps no query log for /queries "
+            "(query_log = 0), as the others log nothing.")

@@ -17,9 +17,17 @@ UPSTREAM_START_TIMEOUT_SECONDS = 60
 # record); the caches get room for this many per name and a quarter more.
 ENTRIES_PER_NAME = 2
 CACHE_HEADROOM = 1.25
-# The measured servers: each answers with two threads where it can (dnsmasq has one).
-SERVER_NAMES = ("ipdirect", "unbound", "dnsmasq")
-THREADS = {"ipdirect": 2, "unbound": 2, "dnsmasq": 1}
+# The measured servers: each answers with two threads where it can (dnsmasq has one), and ipdirect and unbound
+# once more with one thread, to set against dnsmasq at equal threads.
+SERVER_NAMES = ("ipdirect", "unbound", "ipdirect-1", "unbound-1", "dnsmasq")
+THREADS = {"ipdirect": 2, "unbound": 2, "dnsmasq": 1, "ipdirect-1": 1, "unbound-1": 1}
+# The servers bench/dns-callgrind measures: instructions per query do not depend on the thread count.
+BASE_SERVER_NAMES = ("ipdirect", "unbound", "dnsmasq")
+
+
+def program(server_name):
+    """The program a measured server runs: `ipdirect-1` is ipdirect with one thread."""
+    return server_name.split("-")[0]
 
 
 def name(index):
@@ -70,7 +78,8 @@ class Upstream:
         return unbound_query_count(self.config, UpstreamError)
 
 
-def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=(), cache_entries=None):
+def cache_server(server_name, environment, upstream, count, ipdirect_path=None, wrapper=(), cache_entries=None,
+                 query_log=0):
     """An unstarted Daemon for one measured server; its `port` is the DNS port (UDP and TCP on 127.0.0.1).
     `wrapper` is a command that runs it, such as valgrind and its options; `cache_entries` replaces the cache size
     made for `count` names (ipdirect and dnsmasq)."""
@@ -78,13 +87,15 @@ def cache_server(server_name, environment, upstream, count, ipdirect_path=None, 
     entries = cache_entries or int(count * ENTRIES_PER_NAME * CACHE_HEADROOM)
     directory = os.path.join(environment.run_dir, "dns", server_name)
     os.makedirs(directory, exist_ok=True)
-    if server_name == "ipdirect":
-        config = environment.render("ipdirect-dns.toml.in", "dns/ipdirect/ipdirect.toml", IPDIRECT_PORT=free_port(),
-                                    DNS_PORT=port, UPSTREAM_DOH_PORT=upstream.doh_port, MAX_ENTRIES=entries)
+    threads = THREADS[server_name]
+    if program(server_name) == "ipdirect":
+        config = environment.render("ipdirect-dns.toml.in", f"dns/{server_name}/ipdirect.toml", IPDIRECT_PORT=free_port(),
+                                    DNS_PORT=port, UPSTREAM_DOH_PORT=upstream.doh_port, MAX_ENTRIES=entries,
+                                    QUERY_LOG=query_log, WORKERS=threads)
         argv = [ipdirect_path, "run", "--config", config]
-    elif server_name == "unbound":
-        config = environment.render("unbound-dns-cache.conf.in", "dns/unbound/unbound.conf", DNS_PORT=port,
-                                    UPSTREAM_PORT=upstream.port)
+    elif program(server_name) == "unbound":
+        config = environment.render("unbound-dns-cache.conf.in", f"dns/{server_name}/unbound.conf", DNS_PORT=port,
+                                    UPSTREAM_PORT=upstream.port, THREADS=threads, SERVER_DIR=f"dns/{server_name}")
         argv = ["unbound", "-d", "-c", config]
     elif server_name == "dnsmasq":
         config = environment.render("dnsmasq-dns-cache.conf.in", "dns/dnsmasq/dnsmasq.conf", DNS_PORT=port,
