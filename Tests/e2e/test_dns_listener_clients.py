@@ -1,9 +1,14 @@
 """Programs that use the system's resolver get HTTPDNS answers once resolv.conf names ipdirect: glibc's
-`getent ahosts` and a plain `curl` (no proxy), run with their own /etc/resolv.conf bound over the machine's in a
-mount namespace, reach the address the HTTPDNS provider gives while the LocalDNS (a dnsmasq that ipdirect's
-`system` source asks) says otherwise; and a dnsmasq forwarding to ipdirect hands its answers on."""
+`getent ahosts` and a plain `curl` (no proxy), run in a network namespace whose /etc/netns/NAME/resolv.conf names
+ipdirect's listener across a veth pair, reach the address the HTTPDNS provider gives while the LocalDNS (a dnsmasq
+that ipdirect's `system` source asks) says otherwise; and a dnsmasq or an unbound forwarding to ipdirect hands its
+answers on."""
 
+import os
+import shutil
 import subprocess
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -14,21 +19,45 @@ from harness.processes import ManagedProcess, start_on_free_ports
 from harness.resolution_checks import start_resolving
 
 PROVIDER = "unbound-get"
-# glibc takes a nameserver address without a port: the listener needs port 53, on an address of its own.
-GLIBC_LISTENER = "127.0.0.153"
+# glibc takes a nameserver address without a port: the listener needs port 53, on the machine's end of a veth
+# pair into the client's namespace (198.18.0.0/15, RFC 2544's range for test networks).
+VETH_NETWORK = "198.18.53.0"
+VETH_HOST = "198.18.53.1"
+VETH_PEER = "198.18.53.2"
+VETH_PREFIX = 30
+NETNS_CONFIG_DIRECTORY = Path("/etc/netns")
 HIJACKED_ADDRESS = "127.0.0.9"
 COMMAND_TIMEOUT_SECONDS = 20
 
 
-def in_own_resolv_conf(tmp_path, nameserver: str, *command: str) -> subprocess.CompletedProcess:
-    """`command` in a mount namespace where /etc/resolv.conf names only `nameserver` and /etc/hosts is empty."""
-    resolv = tmp_path / "resolv.conf"
-    resolv.write_text(f"nameserver {nameserver}\noptions attempts:1 timeout:2\n")
-    hosts = tmp_path / "hosts"
-    hosts.write_text("127.0.0.1 localhost\n")
-    script = 'mount --bind "$1" /etc/resolv.conf && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"'
-    return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(resolv), str(hosts), *command],
-                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT_SECONDS)
+@contextmanager
+def resolv_conf_of(namespace, nameserver: str):
+    """/etc/netns/NAME/resolv.conf naming only `nameserver` and an /etc/netns/NAME/hosts without the test's names:
+    `ip netns exec NAME` binds them over the machine's for what runs there."""
+    directory = NETNS_CONFIG_DIRECTORY / namespace.name
+    directory.mkdir(parents=True)
+    try:
+        (directory / "resolv.conf").write_text(f"nameserver {nameserver}\noptions attempts:1 timeout:2\n")
+        (directory / "hosts").write_text("127.0.0.1 localhost\n")
+        yield
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@contextmanager
+def veth_to(namespace):
+    """A veth pair from the machine (VETH_HOST) into `namespace` (VETH_PEER); gone with the namespace."""
+    host_end, peer_end = f"ipdv{os.getpid() % 100000}h", f"ipdv{os.getpid() % 100000}p"
+    subprocess.run(["ip", "link", "add", host_end, "type", "veth", "peer", "name", peer_end], check=True)
+    try:
+        subprocess.run(["ip", "link", "set", peer_end, "netns", namespace.name], check=True)
+        subprocess.run(["ip", "addr", "add", f"{VETH_HOST}/{VETH_PREFIX}", "dev", host_end], check=True)
+        subprocess.run(["ip", "link", "set", host_end, "up"], check=True)
+        namespace.run(["ip", "addr", "add", f"{VETH_PEER}/{VETH_PREFIX}", "dev", peer_end])
+        namespace.run(["ip", "link", "set", peer_end, "up"])
+        yield
+    finally:
+        subprocess.run(["ip", "link", "del", host_end], capture_output=True)
 
 
 @pytest.fixture
@@ -40,31 +69,36 @@ def hijacking_local_dns(tmp_path):
 
 
 def test_getent_and_curl_without_a_proxy_reach_the_httpdns_address_not_the_local_dns_one(
-        provider_setup, start_ipdirect, network, hijacking_local_dns, tmp_path):
-    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
-        pytest.skip("needs root for a mount namespace (unshare -m)")
+        provider_setup, start_ipdirect, hijacking_local_dns, netns, namespace_origins):
     setup = provider_setup(PROVIDER)
     name = "www.hijack.test"
-    setup.set_addresses(name, a=(LOOPBACK,))
-    section = f'\n[dns]\nlisten = ["{GLIBC_LISTENER}:53"]\nquery_log_level = "info"\n'
-    own = start_resolving(start_ipdirect, setup, order=("hosts", "httpdns", "system"),
-                          resolver_keys={"system_nameservers": [hijacking_local_dns.address]}, extra_sections=section)
-    local = dig(hijacking_local_dns.port, name)
-    assert local.addresses == [HIJACKED_ADDRESS], local.text
+    origin_address = netns.addresses[0]
+    origins = namespace_origins({origin_address: 0.0})
+    setup.set_addresses(name, a=(origin_address,))
+    with veth_to(netns), resolv_conf_of(netns, VETH_HOST):
+        section = f'\n[dns]\nlisten = ["{VETH_HOST}:53"]\nquery_log_level = "info"\n'
+        own = start_resolving(start_ipdirect, setup, order=("hosts", "httpdns", "system"),
+                              resolver_keys={"system_nameservers": [hijacking_local_dns.address]},
+                              access_keys={"clients": ["127.0.0.0/8", f"{VETH_NETWORK}/{VETH_PREFIX}"]},
+                              extra_sections=section)
+        local = dig(hijacking_local_dns.port, name)
+        assert local.addresses == [HIJACKED_ADDRESS], local.text
 
-    resolved = in_own_resolv_conf(tmp_path, GLIBC_LISTENER, "getent", "ahosts", name)
-    assert resolved.returncode == 0, resolved.stderr
-    assert {line.split()[0] for line in resolved.stdout.splitlines()} == {LOOPBACK}, resolved.stdout
+        resolved = netns.run(["getent", "ahosts", name], check=False, timeout=COMMAND_TIMEOUT_SECONDS)
+        assert resolved.returncode == 0, resolved.stderr
+        assert {line.split()[0] for line in resolved.stdout.splitlines()} == {origin_address}, resolved.stdout
 
-    url = network.plain_url("/", name)
-    fetched = in_own_resolv_conf(tmp_path, GLIBC_LISTENER, "curl", "--silent", "--show-error", "--noproxy", "*",
-                                 "--max-time", "10", "--write-out", "\n%{remote_ip}", url)
-    assert fetched.returncode == 0, fetched.stderr
-    assert fetched.stdout.endswith(f"\n{LOOPBACK}"), fetched.stdout
-    assert setup.queries(name, "A") == 1
-    logged = own.stderr_since_mark()
-    assert any(all(part in line for part in ("event=dns_query", f"name={name}.", "type=A", "rcode=NOERROR"))
-               for line in logged.splitlines()), logged
+        url = f"http://{name}:{origins.port}/"
+        fetched = netns.run(["curl", "--silent", "--show-error", "--noproxy", "*", "--max-time", "10",
+                             "--write-out", "\n%{remote_ip}", url], check=False, timeout=COMMAND_TIMEOUT_SECONDS)
+        assert fetched.returncode == 0, fetched.stderr
+        assert fetched.stdout.endswith(f"\n{origin_address}"), fetched.stdout
+        assert origins.requests_per_address()[origin_address] == 1
+        assert setup.queries(name, "A") == 1
+        logged = own.stderr_since_mark()
+        assert any(all(part in line for part in ("event=dns_query", f"client={VETH_PEER}:", f"name={name}.", "type=A",
+                                                 "rcode=NOERROR"))
+                   for line in logged.splitlines()), logged
 
 
 def test_a_dnsmasq_forwarding_to_ipdirect_hands_on_its_answers(provider_setup, start_ipdirect, tmp_path):
