@@ -1,0 +1,123 @@
+import CEvent
+import Glibc
+import Testing
+@testable import IPDirectCore
+@testable import IPDirectIO
+
+/// The pool of idle upstream connections, on socketpairs whose far end plays the origin: reuse by key and
+/// address, a connection the origin closed or wrote to while idle never handed out, the per-key limit, the
+/// idle timeout, and idle connections to addresses a plan no longer keeps closed.
+@Suite struct UpstreamPoolTests {
+    static let key = "http://origin.example:80"
+    static let first = SocketAddress(ip: IPAddress("192.0.2.1")!, port: 80)
+    static let second = SocketAddress(ip: IPAddress("192.0.2.2")!, port: 80)
+
+    /// One connection of the pool and the origin's end of its socketpair.
+    final class Pair {
+        let connection: UpstreamConnection
+        let originFD: Int32
+
+        init(base: EventBase, address: SocketAddress, key: String = UpstreamPoolTests.key) throws {
+            var fds: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
+                throw FixtureError("socketpair: \(String(cString: strerror(errno)))")
+            }
+            evutil_make_socket_nonblocking(fds[0])
+            guard let bev = bufferevent_socket_new(base.raw, fds[0], Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+                throw FixtureError("bufferevent_socket_new failed")
+            }
+            connection = UpstreamConnection(bev: bev, key: key, address: address)
+            originFD = fds[1]
+        }
+
+        /// Whether the pool's side was closed: the origin's end reads EOF once the loop has run the close
+        /// (libevent may finish freeing a bufferevent from its loop).
+        func closedByPool(_ base: EventBase) -> Bool {
+            LoopDriver.run(base) {
+                var byte: UInt8 = 0
+                return recv(originFD, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+            }
+        }
+
+        deinit { close(originFD) }
+    }
+
+    func plan(_ reusable: [SocketAddress], keepsIdle: [SocketAddress]? = nil) -> AddressPlan {
+        AddressPlan(order: reusable, reusable: reusable, keepsIdle: keepsIdle)
+    }
+
+    @Test func anIdleConnectionIsHandedOutAgainForItsKeyAndAddress() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pair = try Pair(base: base, address: Self.first)
+        pool.checkin(pair.connection)
+        #expect(pool.idleCount == 1 && pair.connection.reused)
+        #expect(pool.checkout(key: "http://other.example:80", plan: plan([Self.first])) == nil)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.second], keepsIdle: [Self.first, Self.second])) == nil)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+        #expect(pool.idleCount == 0)
+    }
+
+    @Test func aConnectionTheOriginClosedOrWroteToWhileIdleIsDropped() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let closed = try Pair(base: base, address: Self.first)
+        let chatty = try Pair(base: base, address: Self.first)
+        pool.checkin(closed.connection)
+        pool.checkin(chatty.connection)
+        shutdown(closed.originFD, Int32(SHUT_WR))
+        _ = "HTTP/1.1 200 OK\r\n".withCString { send(chatty.originFD, $0, 17, 0) }
+        LoopDriver.run(base) { pool.idleCount == 0 }
+        #expect(pool.idleCount == 0)
+        #expect(closed.closedByPool(base) && chatty.closedByPool(base))
+    }
+
+    @Test func aConnectionThatLooksDeadAtCheckoutIsNotHandedOut() throws {
+        // The origin's FIN arrives while the loop is busy elsewhere: checkout itself must notice.
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pair = try Pair(base: base, address: Self.first)
+        pool.checkin(pair.connection)
+        shutdown(pair.originFD, Int32(SHUT_WR))
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) == nil)
+        #expect(pool.idleCount == 0)
+    }
+
+    @Test func pastThePerKeyLimitTheOldestIdleConnectionCloses() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 2, idleTimeoutMillis: 10_000)
+        let pairs = try (0..<3).map { _ in try Pair(base: base, address: Self.first) }
+        pairs.forEach { pool.checkin($0.connection) }
+        #expect(pool.idleCount == 2)
+        #expect(pairs[0].closedByPool(base))
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === pairs[2].connection, "most recent first")
+    }
+
+    @Test func theIdleTimeoutClosesAConnection() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 50)
+        let pair = try Pair(base: base, address: Self.first)
+        pool.checkin(pair.connection)
+        #expect(LoopDriver.run(base) { pool.idleCount == 0 })
+        #expect(pair.closedByPool(base))
+    }
+
+    @Test func idleConnectionsToAddressesAPlanNoLongerKeepsAreClosed() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let dropped = try Pair(base: base, address: Self.first)
+        let kept = try Pair(base: base, address: Self.second)
+        pool.checkin(dropped.connection)
+        pool.checkin(kept.connection)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.second])) === kept.connection)
+        #expect(dropped.closedByPool(base) && pool.idleCount == 0)
+    }
+
+    @Test func aPoolThatKeepsNothingClosesAtCheckin() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 0, idleTimeoutMillis: 10_000)
+        let pair = try Pair(base: base, address: Self.first)
+        pool.checkin(pair.connection)
+        #expect(pool.idleCount == 0 && pair.closedByPool(base))
+    }
+}
