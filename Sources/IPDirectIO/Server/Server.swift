@@ -180,7 +180,7 @@ public final class Server {
 
     /// The addresses served, one per `[proxy] listen` entry (or handed socket), with the port the kernel
     /// chose where the file says 0.
-    var listenAddresses: [SocketAddress] { workerSockets[0].map(\.address) }
+    var listenAddresses: [SocketAddress] { workerSockets[0].map(\.boundAddress) }
 
     /// The sockets systemd handed over (socket activation), which win over `[proxy] listen`; otherwise
     /// the configured addresses, bound here, one socket per worker for each.
