@@ -117,9 +117,11 @@ public enum SessionAction: Equatable {
     case flushClient
     /// Drops what the client sent and sends: nothing more of it will be read.
     case discardClientInput
-    /// Relays what is buffered both ways, then carries on in the kernel (splice) where it can;
-    /// every relay is reported as `tunnelRelayed`.
+    /// Relays what is buffered both ways, each relay reported as `tunnelRelayed`, then reports
+    /// `tunnelStartRelayed`.
     case startTunnel
+    /// Hands both sockets to a kernel relay (splice); its end is reported as `tunnelFinished`.
+    case spliceTunnel
     case relay(from: SessionSide)
     /// The upstream's read timeout, from now on: the whole request is on its way.
     case armResponseTimeout(millis: Int)

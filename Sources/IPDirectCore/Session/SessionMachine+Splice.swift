@@ -7,7 +7,7 @@ extension SessionMachine {
     /// are still buffered on its way (they leave first, so nothing is reordered).
     func bodySplice(from side: SessionSide, _ progress: BodyProgress, _ upstream: UpstreamLink,
                     _ levels: BufferLevels) -> SessionAction? {
-        guard rules.splicesBodies, !upstream.isTLS else { return nil }
+        guard rules.splices, !upstream.isTLS else { return nil }
         let buffered = side == .client ? levels.clientInput + levels.upstreamOutput
                                        : levels.upstreamInput + levels.clientOutput
         guard buffered == 0 else { return nil }
@@ -22,5 +22,13 @@ extension SessionMachine {
         case .remaining, .untilClose, .chunked, .complete:
             return nil
         }
+    }
+
+    /// Whether a tunnel may move to the kernel now: splicing was on when the connection was accepted, the
+    /// upstream is plain TCP, neither side has closed, and nothing is buffered either way (it leaves
+    /// first, so nothing is reordered).
+    func tunnelMaySplice(_ upstream: UpstreamLink, _ tracker: HalfCloseTracker, _ levels: BufferLevels) -> Bool {
+        rules.splices && !upstream.isTLS && !tracker.isSourceClosed(.toUpstream) && !tracker.isSourceClosed(.toClient)
+            && levels == BufferLevels()
     }
 }

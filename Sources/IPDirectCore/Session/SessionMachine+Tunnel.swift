@@ -27,6 +27,13 @@ extension SessionMachine {
         return actions
     }
 
+    /// The driver relayed what was buffered both ways when the tunnel started: the tunnel moves to the kernel
+    /// if it may (`tunnelMaySplice`), else it stays in the buffers for its whole life.
+    public mutating func tunnelStartRelayed(_ levels: BufferLevels) -> [SessionAction] {
+        guard case .tunneling(_, let link, let tracker) = state, tunnelMaySplice(link, tracker, levels) else { return [] }
+        return [.spliceTunnel]
+    }
+
     /// Passes each side's FIN on once everything before it has been written, and closes when both
     /// directions are done.
     mutating func settleHalfClose(_ levels: BufferLevels) -> [SessionAction] {

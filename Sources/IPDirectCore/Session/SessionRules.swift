@@ -22,8 +22,9 @@ public final class SessionRules: Sendable {
     public let pac: PACSettings
     public let headLimits: HTTPHeadLimits
     public let policy: UpstreamPolicy
-    /// `max_pipes` is above 0: bodies between plain sockets may move in the kernel.
-    public let splicesBodies: Bool
+    /// `max_pipes` is above 0 when the connection was accepted: bodies and tunnels between plain sockets
+    /// may move in the kernel. A reload does not change it under an open connection.
+    public let splices: Bool
 
     /// `ownEndpoints`: the listeners bound at startup, which no request may reach (they are not in `config`,
     /// which may say port 0).
@@ -34,6 +35,6 @@ public final class SessionRules: Sendable {
         headLimits = HTTPHeadLimits(maxHeadBytes: config.proxy.maxHeaderBytes)
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts, ownEndpoints: ownEndpoints)
-        splicesBodies = config.proxy.maxPipes > 0
+        splices = config.proxy.maxPipes > 0
     }
 }

@@ -17,7 +17,7 @@ extension ClientSession {
         guard machine.phase == .tunneling else { return }
         relay(from: .upstream)
         guard machine.phase == .tunneling else { return }
-        switchToSplice()
+        perform(machine.tunnelStartRelayed(levels))
     }
 
     /// Moves what one side sent to the other and tells the machine (also after an EOF, when nothing
@@ -30,15 +30,10 @@ extension ClientSession {
         perform(machine.tunnelRelayed(from: side, moved: moved, levels, now: MonotonicClock.nowMicros()))
     }
 
-    /// Hands the sockets to a `SpliceTunnel` once nothing is left in the bufferevents' own buffers, so
-    /// bulk bytes no longer pass through user space. Otherwise (or with `max_pipes = 0`) the buffer
-    /// relay carries on.
-    private func switchToSplice() {
-        guard worker.pipes.limit > 0, let upstream, !upstream.isTLS, case .tunneling(_, _, let halfClose) = machine.state,
-              !halfClose.isSourceClosed(.toUpstream), !halfClose.isSourceClosed(.toClient),
-              evbuffer_get_length(clientInput) == 0, evbuffer_get_length(upstream.input) == 0,
-              evbuffer_get_length(clientOutput) == 0, evbuffer_get_length(upstream.output) == 0
-        else { return }
+    /// Hands the sockets to a `SpliceTunnel`, so bulk bytes no longer pass through user space; the machine
+    /// decided that it may (`SessionMachine.tunnelMaySplice`).
+    func spliceTunnel() {
+        guard let upstream else { return }
         let tunnel = SpliceTunnel(base: worker.base, pool: worker.pipes, metrics: worker.metrics,
                                   client: bufferevent_getfd(client), upstream: upstream.fd)
         bufferevent_disable(client, Int16(EV_READ | EV_WRITE))

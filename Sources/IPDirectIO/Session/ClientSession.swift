@@ -200,6 +200,7 @@ final class ClientSession {
             if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, closingLevels)) }
         case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
         case .startTunnel: startTunnel()
+        case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
             guard let upstream else { return }

@@ -105,4 +105,25 @@ import Testing
         #expect(actions[4] == [])
         #expect(script.machine.phase == .tunneling)
     }
+
+    @Test func aTunnelWhoseBuffersAreEmptyMovesToTheKernel() {
+        var script = SessionScript()
+        let actions = script.run(SessionScript.openTunnel + [.relayed(.client, 0), .relayed(.upstream, 0), .startRelayed])
+        #expect(actions.last == [.spliceTunnel])
+    }
+
+    @Test func aTunnelStaysInTheBuffersWhenItMayNotSplice() {
+        var pipesOffAtAccept = SessionScript { $0.proxy.maxPipes = 0 }
+        #expect(pipesOffAtAccept.run(SessionScript.openTunnel + [.startRelayed]).last == [])
+
+        var bytesBuffered = SessionScript()
+        #expect(bytesBuffered.run(SessionScript.openTunnel + [.buffers(BufferLevels(upstreamOutput: 517)), .startRelayed]).last == [])
+
+        var tlsUpstream = SessionScript()
+        #expect(tlsUpstream.run([.start, .head(Heads.connect), .resolved(["203.0.113.7"]), .ready(tls: true), .startRelayed])
+            .last == [])
+
+        var clientClosed = SessionScript()
+        #expect(clientClosed.run(SessionScript.openTunnel + [.clientFIN, .startRelayed]).last == [])
+    }
 }

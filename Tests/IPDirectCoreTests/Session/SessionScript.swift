@@ -33,6 +33,7 @@ struct SessionScript {
         case upstreamEnded(UpstreamEnd, String = "closed")
         case drained(SessionSide)
         case relayed(SessionSide, Int)
+        case startRelayed
         case spliceEnded(String?)
         case listenerAddress(SocketAddress?)
         /// The connection's first byte is a SOCKS version.
@@ -113,6 +114,7 @@ struct SessionScript {
         case .upstreamEnded(let end, let reason): return machine.upstreamClosed(end, reason: reason, levels, now: now)
         case .drained(let side): return machine.outputDrained(side, levels)
         case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
+        case .startRelayed: return machine.tunnelStartRelayed(levels)
         case .spliceEnded(let failure): return machine.tunnelFinished(failure: failure)
         case .listenerAddress(let address): return machine.listenerAddressKnown(address, levels, now: now)
         case .socksVersion(let version): return machine.socksStarted(version: version, now: now)

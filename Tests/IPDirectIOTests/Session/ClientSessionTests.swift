@@ -6,7 +6,7 @@ import Testing
 
 /// The client session with its real worker loop, run on the test's thread: a nonblocking loopback client on
 /// one side, scripted origins on the other. Pooled upstream reuse, parking a kept-alive connection and waking
-/// it, a reload under an open connection, and a CONNECT tunnel.
+/// it, a reload under an open connection, and a CONNECT tunnel handed over to splice.
 @Suite(.serialized) struct ClientSessionTests {
     static let originResponse = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
     static let secondOriginResponse = Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo".utf8)
@@ -139,5 +139,6 @@ import Testing
         #expect(relayed == String(decoding: Self.originResponse, as: UTF8.self), "the origin's bytes, untouched")
         #expect(origin.receivedRequests.count == 1)
         #expect(server.workers[0].metrics.snapshot.tunnelsActive == 1)
+        #expect(server.workers[0].metrics.snapshot.splicedBytes > 0, "the tunnel was handed to the kernel relay")
     }
 }
