@@ -1,7 +1,7 @@
 /// Half-close passed through a relay: a FIN read from one side ends only that direction (RFC 9293
 /// §3.6), so it becomes a shut write side toward the other peer once every byte before it has been
-/// written. The relay is over when both directions are shut. Shared by the buffer relay of a
-/// session's tunnel and by `SpliceTunnel`.
+/// written. The relay is over when both directions are shut. One per tunnel, in the session's
+/// machine, before and after the tunnel moves to the kernel (splice).
 public struct HalfCloseTracker: Sendable, Equatable {
     /// One direction of the relay, named after where its bytes go.
     public enum Direction: Sendable, Equatable {

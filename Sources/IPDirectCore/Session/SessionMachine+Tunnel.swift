@@ -54,8 +54,28 @@ extension SessionMachine {
         return actions
     }
 
-    /// The kernel relay ended: both directions closed (`failure` nil) or one failed. (Its byte counts
-    /// join the exchange's log line in the driver, which owns the relay.)
+    /// The kernel relay moved `moved` bytes one way, and that way's source may have sent its FIN (every byte
+    /// before it written): the bytes join the exchange, activity holds the idle deadline off, and the FIN is
+    /// passed on by the same tracker as in the buffer relay, which ends the tunnel once both ways are shut.
+    public mutating func spliceProgressed(_ direction: HalfCloseTracker.Direction, moved: Int, sourceClosed: Bool,
+                                          now: Int64) -> [SessionAction] {
+        guard case .tunneling(let exchange, let link, var tracker) = state else { return [] }
+        if moved > 0 {
+            deadline.noteActivity(now: now)
+            if direction == .toUpstream {
+                exchange.bytesFromClient += UInt64(moved)
+            } else {
+                exchange.bytesToClient += UInt64(moved)
+            }
+        }
+        guard sourceClosed else { return [] }
+        tracker.sourceClosed(direction)
+        state = .tunneling(exchange, link, tracker)
+        // Nothing of a spliced tunnel waits in the buffers.
+        return settleHalfClose(BufferLevels())
+    }
+
+    /// A direction of the kernel relay failed (`failure`), or the tunnel ended otherwise.
     public mutating func tunnelFinished(failure: String?) -> [SessionAction] {
         guard case .tunneling = state else { return [] }
         if let failure { return close(note: "tunnel \(failure)") }

@@ -38,8 +38,10 @@ extension ClientSession {
                                   client: bufferevent_getfd(client), upstream: upstream.fd)
         bufferevent_disable(client, Int16(EV_READ | EV_WRITE))
         bufferevent_disable(upstream.bev, Int16(EV_READ | EV_WRITE))
-        tunnel.onActivity = { [unowned self] in machine.noteActivity(now: MonotonicClock.nowMicros()) }
-        tunnel.onFinish = { [unowned self] failure in perform(machine.tunnelFinished(failure: failure)) }
+        tunnel.onProgress = { [unowned self] direction, moved, sourceClosed in
+            perform(machine.spliceProgressed(direction, moved: moved, sourceClosed: sourceClosed, now: MonotonicClock.nowMicros()))
+        }
+        tunnel.onFailure = { [unowned self] reason in perform(machine.tunnelFinished(failure: reason)) }
         splice = tunnel
         tunnel.start()
     }

@@ -254,10 +254,6 @@ final class ClientSession {
 
     func logExchange(_ exchange: Exchange) {
         let record = exchange
-        if let splice {
-            record.bytesFromClient += splice.bytesToUpstream
-            record.bytesToClient += splice.bytesToClient
-        }
         worker.metrics.update { $0.count(record) }
         guard worker.accessLog.isEnabled else { return }
         worker.accessLog.append(AccessLogRecord(

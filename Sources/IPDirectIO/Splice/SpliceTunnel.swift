@@ -4,17 +4,17 @@ import IPDirectCore
 
 /// Relays an established tunnel between two plain sockets, one `SpliceStream` per direction, so the
 /// kernel moves the bytes without copying them to user space. A direction borrows a pipe only while
-/// bytes are in flight: an idle tunnel holds nothing but its two sockets. Half-close passes through:
-/// an EOF read from one side becomes a FIN to the other once everything before it is written.
+/// bytes are in flight: an idle tunnel holds nothing but its two sockets. It decides nothing: what each
+/// direction moved and a source's FIN (read once every byte before it was written) go to the session's
+/// machine, whose one half-close tracker and idle deadline cover the tunnel before and after the hand-over.
 final class SpliceTunnel {
     private let toUpstream: SpliceStream
     private let toClient: SpliceStream
-    private var halfClose = HalfCloseTracker()
-    private var finished = false
-    /// Called after every wakeup that moved bytes, for the idle timeout.
-    var onActivity: () -> Void = {}
-    /// Called once when both directions are closed (nil) or one failed (the reason).
-    var onFinish: (String?) -> Void = { _ in }
+    private var failed = false
+    /// Bytes one direction moved in one wakeup, and whether its source has closed.
+    var onProgress: (_ direction: HalfCloseTracker.Direction, _ moved: Int, _ sourceClosed: Bool) -> Void = { _, _, _ in }
+    /// Called once when a direction failed, with the reason; the tunnel is closed by then.
+    var onFailure: (String) -> Void = { _ in }
 
     init(base: EventBase, pool: PipePool, metrics: TrafficMetricsCell, client: Int32, upstream: Int32) {
         toUpstream = SpliceStream(base: base, pool: pool, metrics: metrics, from: client, to: upstream, limit: nil)
@@ -24,9 +24,6 @@ final class SpliceTunnel {
     }
 
     deinit { close() }
-
-    var bytesToUpstream: UInt64 { toUpstream.bytesMoved }
-    var bytesToClient: UInt64 { toClient.bytesMoved }
 
     func start() {
         toUpstream.start()
@@ -41,25 +38,17 @@ final class SpliceTunnel {
     }
 
     private func progressed(_ way: HalfCloseTracker.Direction, moved: Int, end: SpliceStream.End?) {
-        if moved > 0 { onActivity() }
         switch end {
         case nil, .limitReached?:
-            return
+            if moved > 0 { onProgress(way, moved, false) }
         case .sourceClosed?:
-            halfClose.sourceClosed(way)
-            guard halfClose.shutIfFlushed(way, pendingBytes: 0) else { return }
-            shutdown(way == .toUpstream ? toUpstream.destination : toClient.destination, Int32(SHUT_WR))
-            if halfClose.isFinished { finish(reason: nil) }
+            onProgress(way, moved, true)
         case .failed(let socket, let reason, _)?:
+            guard !failed else { return }
+            failed = true
             let side = (way == .toUpstream) == (socket == .source) ? "client" : "upstream"
-            finish(reason: "\(socket == .source ? "read" : "write") failed on the \(side) side: \(reason)")
+            close()
+            onFailure("\(socket == .source ? "read" : "write") failed on the \(side) side: \(reason)")
         }
-    }
-
-    private func finish(reason: String?) {
-        guard !finished else { return }
-        finished = true
-        close()
-        onFinish(reason)
     }
 }

@@ -126,4 +126,34 @@ import Testing
         var clientClosed = SessionScript()
         #expect(clientClosed.run(SessionScript.openTunnel + [.clientFIN, .startRelayed]).last == [])
     }
+
+    static let spliced: [SessionScript.Event] = SessionScript.openTunnel + [.startRelayed]
+
+    @Test func afterTheHandOverTheMachinePassesEachFINOnAndEndsTheTunnel() {
+        var script = SessionScript()
+        let actions = script.run(Self.spliced + [.spliced(.toUpstream, 100), .spliced(.toUpstream, 0, closed: true),
+                                                 .spliced(.toClient, 2_000, closed: true)])
+        #expect(actions[5] == [])
+        #expect(actions[6] == [.shutWrite(.upstream)])
+        #expect(actions[7].first == .shutWrite(.client) && actions[7].last == .close)
+        #expect(actions[7].logged?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
+        #expect(actions[7].logged?.bytesToClient == 39 + 2_000)
+    }
+
+    @Test func splicedBytesHoldTheIdleDeadlineOffAndSilenceEndsTheTunnel() {
+        var script = SessionScript()
+        let idle = 300_000
+        let actions = script.run(Self.spliced + [.wait(millis: idle - 1_000), .spliced(.toClient, 10), .wait(millis: 1_000),
+                                                 .timer, .wait(millis: idle), .timer])
+        #expect(actions[8].logged == nil && !actions[8].contains(.close), "bytes a second ago: not idle")
+        #expect(actions[10].last == .close, "then \(idle) ms without a byte")
+        #expect(script.machine.phase == .closed)
+    }
+
+    @Test func aFailedDirectionEndsTheSplicedTunnelWithItsReason() {
+        var script = SessionScript()
+        let actions = script.run(Self.spliced + [.spliceEnded("write failed on the client side: Broken pipe")])
+        #expect(actions[5].logged?.note.contains("Broken pipe") == true)
+        #expect(actions[5].last == .close)
+    }
 }

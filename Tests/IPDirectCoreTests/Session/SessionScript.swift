@@ -34,6 +34,8 @@ struct SessionScript {
         case drained(SessionSide)
         case relayed(SessionSide, Int)
         case startRelayed
+        /// The kernel relay moved bytes one way; `closed`: that way's source sent its FIN.
+        case spliced(HalfCloseTracker.Direction, Int, closed: Bool = false)
         case spliceEnded(String?)
         case listenerAddress(SocketAddress?)
         /// The connection's first byte is a SOCKS version.
@@ -115,6 +117,8 @@ struct SessionScript {
         case .drained(let side): return machine.outputDrained(side, levels)
         case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
         case .startRelayed: return machine.tunnelStartRelayed(levels)
+        case .spliced(let direction, let moved, let closed):
+            return machine.spliceProgressed(direction, moved: moved, sourceClosed: closed, now: now)
         case .spliceEnded(let failure): return machine.tunnelFinished(failure: failure)
         case .listenerAddress(let address): return machine.listenerAddressKnown(address, levels, now: now)
         case .socksVersion(let version): return machine.socksStarted(version: version, now: now)
