@@ -13,12 +13,7 @@ extension SessionMachine {
         guard case .tunneling(let exchange, let link, let tracker) = state else { return [] }
         var actions: [SessionAction] = []
         if moved > 0 {
-            deadline.noteActivity(now: now)
-            if source == .client {
-                exchange.bytesFromClient += UInt64(moved)
-            } else {
-                exchange.bytesToClient += UInt64(moved)
-            }
+            noteTunnelBytes(moved, fromClient: source == .client, exchange, now: now)
             state = .tunneling(exchange, link, tracker)
             let destinationOutput = source == .client ? levels.upstreamOutput : levels.clientOutput
             if destinationOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(source)) }
@@ -32,6 +27,16 @@ extension SessionMachine {
     public mutating func tunnelStartRelayed(_ levels: BufferLevels) -> [SessionAction] {
         guard case .tunneling(_, let link, let tracker) = state, tunnelMaySplice(link, tracker, levels) else { return [] }
         return [.spliceTunnel]
+    }
+
+    /// Bytes a tunnel moved, buffered or spliced: counted for the log, and activity for the idle deadline.
+    private mutating func noteTunnelBytes(_ moved: Int, fromClient: Bool, _ exchange: Exchange, now: Int64) {
+        deadline.noteActivity(now: now)
+        if fromClient {
+            exchange.bytesFromClient += UInt64(moved)
+        } else {
+            exchange.bytesToClient += UInt64(moved)
+        }
     }
 
     /// Passes each side's FIN on once everything before it has been written, and closes when both
@@ -60,14 +65,7 @@ extension SessionMachine {
     public mutating func spliceProgressed(_ direction: HalfCloseTracker.Direction, moved: Int, sourceClosed: Bool,
                                           now: Int64) -> [SessionAction] {
         guard case .tunneling(let exchange, let link, var tracker) = state else { return [] }
-        if moved > 0 {
-            deadline.noteActivity(now: now)
-            if direction == .toUpstream {
-                exchange.bytesFromClient += UInt64(moved)
-            } else {
-                exchange.bytesToClient += UInt64(moved)
-            }
-        }
+        if moved > 0 { noteTunnelBytes(moved, fromClient: direction == .toUpstream, exchange, now: now) }
         guard sourceClosed else { return [] }
         tracker.sourceClosed(direction)
         state = .tunneling(exchange, link, tracker)
