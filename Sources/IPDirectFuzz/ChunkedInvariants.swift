@@ -33,6 +33,7 @@ enum ChunkedInvariants {
             }
             FuzzCheck.require(whole == byteByByte && whole == uneven,
                               "split changes the outcome: \(whole) / \(byteByByte) / \(uneven)")
+            FuzzCheck.require(walk(bytes, scanner: scanner) == whole, "the walk ends otherwise than the relay: \(whole)")
             if case .invalid(let error) = whole { FuzzCheck.requireUsable(error, statuses: [400]) }
         }
     }
@@ -83,6 +84,17 @@ enum ChunkedInvariants {
             guard arrived < input.count else { return .starved(forwarded) }
             arrived = min(input.count, arrived + max(1, pieceSize(pieces)))
             pieces += 1
+        }
+    }
+
+    /// The readers of bodies held in memory: one walk over all the bytes.
+    static func walk(_ input: UnsafeRawBufferPointer, scanner: ChunkedBodyScanner) -> Outcome {
+        var scanner = scanner
+        let (walked, end) = scanner.walk(input)
+        switch end {
+        case .finished: return .finished(walked)
+        case .invalid(let failure): return .invalid(failure)
+        case .needMore: return .starved(walked)
         }
     }
 }

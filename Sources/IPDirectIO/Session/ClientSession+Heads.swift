@@ -74,22 +74,9 @@ extension ClientSession {
         guard case .chunked = head.framing else { return nil }
         let length = min(evbuffer_get_length(clientInput) - head.headLength, ClientSession.inputHighWater)
         guard length > 0, let start = evbuffer_pullup(clientInput, head.headLength + length) else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: start + head.headLength, count: length)
         var scanner = ChunkedBodyScanner()
-        var offset = 0
-        while offset < length {
-            switch scanner.step {
-            case .passData(let count):
-                let skipped = Int(min(count, UInt64(length - offset)))
-                scanner.didPassData(UInt64(skipped))
-                offset += skipped
-            case .needControl:
-                switch scanner.scanControl(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
-                case .incomplete, .finished: return nil
-                case .consumed(let count): offset += count
-                case .invalid(let failure): return failure
-                }
-            }
+        if case .invalid(let failure) = scanner.walk(UnsafeRawBufferPointer(start: start + head.headLength, count: length)).end {
+            return failure
         }
         return nil
     }

@@ -118,37 +118,24 @@ struct HTTP1ResponseReader {
 
     /// Moves chunk data into `body` and lets the scanner consume the framing around it.
     private mutating func advanceChunked(atEnd: Bool, response: ([UInt8]) -> HTTPDNSResponse, keepAlive: Bool) -> Progress {
-        var position = 0
-        defer { buffer.removeFirst(min(position, buffer.count)) }
-        while true {
-            switch chunked.step {
-            case .passData(let remaining):
-                let count = min(Int(clamping: remaining), buffer.count - position)
-                guard count > 0 else { return atEnd ? finish(.failed(.connectionClosed(closedReason))) : .needMore }
-                body += buffer[position..<position + count]
-                position += count
-                bodyBytesSeen += count
-                chunked.didPassData(UInt64(count))
-                if body.count > bodyLimit { return finish(.failed(.bodyTooLarge(limit: bodyLimit))) }
-            case .needControl:
-                let result = buffer[position...].withUnsafeBytes { chunked.scanControl($0) }
-                switch result {
-                case .incomplete:
-                    return atEnd ? finish(.failed(.connectionClosed(closedReason))) : .needMore
-                case .consumed(let count):
-                    position += count
-                    bodyBytesSeen += count
-                    if bodyBytesSeen > bodyLimit + Self.framingAllowance {
-                        return finish(.failed(.protocolError("chunked framing larger than \(Self.framingAllowance) bytes")))
-                    }
-                case .finished(let count):
-                    position += count
-                    let reusable = keepAlive && position == buffer.count
-                    return finish(.complete(response(body), reusable: reusable))
-                case .invalid(let error):
-                    return finish(.failed(.protocolError(error.reason)))
-                }
+        var collected = body
+        let (walked, end) = buffer.withUnsafeBytes { bytes in
+            chunked.walk(bytes) { range in collected += bytes[range] }
+        }
+        body = collected
+        buffer.removeFirst(walked)
+        bodyBytesSeen += walked
+        if body.count > bodyLimit { return finish(.failed(.bodyTooLarge(limit: bodyLimit))) }
+        switch end {
+        case .needMore:
+            if bodyBytesSeen > bodyLimit + Self.framingAllowance {
+                return finish(.failed(.protocolError("chunked framing larger than \(Self.framingAllowance) bytes")))
             }
+            return atEnd ? finish(.failed(.connectionClosed(closedReason))) : .needMore
+        case .finished:
+            return finish(.complete(response(body), reusable: keepAlive && buffer.isEmpty))
+        case .invalid(let error):
+            return finish(.failed(.protocolError(error.reason)))
         }
     }
 
