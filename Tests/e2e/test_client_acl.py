@@ -1,4 +1,4 @@
-"""`[access] clients` (README "Authentication and client ACL"): ipdirect listens on 127.0.0.1 and serves only
+"""`[access] clients` (docs/behaviour.md "Authentication and client ACL"): ipdirect listens on 127.0.0.1 and serves only
 127.0.0.2; clients bound to either source address show both sides over HTTP, SOCKS5 and the PAC file."""
 
 import pytest

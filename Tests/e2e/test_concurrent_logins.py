@@ -1,5 +1,5 @@
-"""Logins sent at once (README "Authentication and client ACL"): a burst of guesses from one address, over HTTP
-and SOCKS5, meets the failed-login slow-down where the same logins one at a time would, with the right password
+"""Logins sent at once (docs/behaviour.md "Authentication and client ACL"): a burst of guesses from one address, over
+HTTP and SOCKS5, meets the failed-login slow-down where the same logins one at a time would, with the right password
 last; a right login from another address is served during such a burst after at most a check or two; and a user
 the file does not list is refused in about the time a wrong password for a listed user takes."""
 

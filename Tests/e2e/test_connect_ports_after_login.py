@@ -1,5 +1,5 @@
 """With `[access] auth_file` set, a tunnel to a port outside connect_ports is refused only after the login was
-accepted (README "Authentication and client ACL"): a client without a login gets 407 for every port, so it
+accepted (docs/behaviour.md "Authentication and client ACL"): a client without a login gets 407 for every port, so it
 cannot learn which ports are open. SOCKS5 asks for the login in its negotiation, before any request."""
 
 import socket

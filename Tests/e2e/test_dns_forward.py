@@ -1,4 +1,4 @@
-"""The DNS listener's `[dns] forward` servers (README "Use it as the machine's resolver", "Relayed answers"):
+"""The DNS listener's `[dns] forward` servers (docs/behaviour.md "Use it as the machine's resolver", "Relayed answers"):
 names that never go to HTTPDNS (single labels, .local, private PTR) are answered by a dnsmasq set as `forward`,
 with the client's ID, while the HTTPDNS provider never hears of them; without `forward` they stay NXDOMAIN; a
 forward server that never answers gives SERVFAIL after the timeout, and the listener keeps serving."""

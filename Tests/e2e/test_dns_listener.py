@@ -1,5 +1,5 @@
-"""The DNS listener (README "Use it as the machine's resolver"): `dig` against ipdirect gets the addresses the
-HTTPDNS provider (a real unbound over RFC 8484) gives, from the same cache as proxied requests, with TTLs capped;
+"""The DNS listener (docs/behaviour.md "Use it as the machine's resolver"): `dig` against ipdirect gets the addresses
+the HTTPDNS provider (a real unbound over RFC 8484) gives, from the same cache as proxied requests, with TTLs capped;
 the wire rules of RFC 1035, 6891 and 7766 (truncation to whole records with TC and the full answer over TCP, OPT
 only when asked, BADVERS, the DO bit); names that only mean something locally never reach the provider; clients
 outside `[access] clients` are refused; and messages that are not queries are dropped while the daemon keeps

@@ -1,5 +1,5 @@
-"""The DNS loop guard at run time (README "Use it as the machine's resolver"): an ipdirect whose resolv.conf names
-its own DNS listener, with `system` in `[resolver] order` and no `system_nameservers`, finds the loop with a probe
+"""The DNS loop guard at run time (docs/behaviour.md "Use it as the machine's resolver"): an ipdirect whose resolv.conf
+names its own DNS listener, with `system` in `[resolver] order` and no `system_nameservers`, finds the loop with a probe
 at start, logs `event=dns_loop` once, counts it, and stops asking the system source; a name only the system
 resolver could answer then fails at once instead of waiting for itself, HTTPDNS names still resolve, and the
 listener hears no more than the probe."""

@@ -1,4 +1,4 @@
-"""Types the proxy's resolver has no answer for (README "Use it as the machine's resolver", `other_types`,
+"""Types the proxy's resolver has no answer for (docs/behaviour.md "Use it as the machine's resolver", `other_types`,
 `https_records`): MX and TXT relayed to the RFC 8484 provider (a real unbound) and answered with the client's
 ID, and MX through a DNS-over-TLS provider; `other_types = "refuse"` answers REFUSED; HTTPS records served without their address hints, as they are, or
 empty, as `https_records` says; with no DoH provider, other types go to the `forward` server."""

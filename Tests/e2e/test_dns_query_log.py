@@ -1,4 +1,4 @@
-"""The query log (`GET /queries`, README "Admin API and metrics"): the DNS listener's queries and the proxy's
+"""The query log (`GET /queries`, docs/operating.md "Admin API and metrics"): the DNS listener's queries and the proxy's
 lookups for requests, newest first, each with its source, outcome and answer; `[dns] query_log = 0` keeps none."""
 
 import requests

@@ -1,5 +1,5 @@
-"""Repeated A and AAAA questions to the DNS listener are answered from answer templates (README "Use it as the
-machine's resolver"): the same records as the first answer, with the asker's ID, flags and letter case and the
+"""Repeated A and AAAA questions to the DNS listener are answered from answer templates (docs/behaviour.md "Use it as
+the machine's resolver"): the same records as the first answer, with the asker's ID, flags and letter case and the
 TTL counted down, over UDP and TCP; and a template is never used once what it was made from changed: a cache
 flush, a quarantined address, a reload, a client outside `[access] clients`."""
 

@@ -172,7 +172,7 @@ def test_a_stale_name_is_not_queried_again_on_every_request_while_its_provider_f
 
 
 def test_an_httpdns_endpoint_without_its_own_ca_file_trusts_the_tls_section(start_ipdirect, unbound_doh):
-    """README: a provider's ca_file is trusted "instead of those set in [tls]", so without one the [tls]
+    """docs/configuration.md: a provider's ca_file is trusted "instead of those set in [tls]", so without one the [tls]
     ca_file applies (the test configuration sets [tls] ca_file to the test CA)."""
     provider = HttpdnsProvider(name="unbound", format="doh", url=unbound_doh.url, bootstrap=[unbound_doh.bootstrap])
     own = start_ipdirect(ConfigAdditions(resolver_keys={"order": ["hosts", "httpdns"]},

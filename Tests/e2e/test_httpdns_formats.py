@@ -105,8 +105,8 @@ def test_provider_resolves_an_ipv6_only_name_and_the_proxy_connects_over_ipv6(ki
 @pytest.mark.parametrize("kind", ["unbound-get", "tencent-token"])
 def test_a_provider_without_its_own_ca_file_trusts_the_cas_of_the_tls_section(kind, provider_setup,
                                                                               start_ipdirect, network):
-    """README, `[[resolver.httpdns]] ca_file`: "PEM file of CAs trusted for this endpoint instead of those set
-    in [tls]"; the shared configuration's `[tls] ca_file` is the test CA that issued every resolver's
+    """docs/configuration.md, `[[resolver.httpdns]] ca_file`: "PEM file of CAs trusted for this endpoint instead of
+    those set in [tls]"; the shared configuration's `[tls] ca_file` is the test CA that issued every resolver's
     certificate."""
     setup = provider_setup(kind)
     setup.provider = replace(setup.provider, ca_file=None)

@@ -1,5 +1,5 @@
 """Whatever a client sends, each line it puts in the access or event log stays short: input in a log line is
-quoted as a bounded prefix (README "Logs")."""
+quoted as a bounded prefix (docs/operating.md "Logs")."""
 
 import pytest
 

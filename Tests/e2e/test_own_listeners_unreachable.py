@@ -1,5 +1,5 @@
-"""No request through the proxy reaches the daemon's own listeners (README "Destinations"): absolute-form GET
-and POST, CONNECT and SOCKS5 to the proxy's own port or the admin port are refused with 403
+"""No request through the proxy reaches the daemon's own listeners (docs/behaviour.md "What it does with a request"):
+absolute-form GET and POST, CONNECT and SOCKS5 to the proxy's own port or the admin port are refused with 403
 destination_ip_prohibited (SOCKS5: 0x02) and a log line naming the listener, whether `localhost` is pinned in
 [hosts] or allow_private_upstreams = true lets a DNS answer or a literal point at loopback. Without this any
 proxy client could read the names looked up (/cache) and flush the cache through the proxy."""

@@ -1,5 +1,5 @@
-"""Logins against `[access] auth_file` (README "Authentication and client ACL"): Basic proxy authentication over
-HTTP and CONNECT, SOCKS5 username/password, SOCKS4a refused, no password in any log, one crypt(3) call for
+"""Logins against `[access] auth_file` (docs/behaviour.md "Authentication and client ACL"): Basic proxy authentication
+over HTTP and CONNECT, SOCKS5 username/password, SOCKS4a refused, no password in any log, one crypt(3) call for
 repeated right logins, SIGHUP reading a changed file, and the slow-down after repeated failures."""
 
 import base64
@@ -37,7 +37,7 @@ RACING_CONNECTIONS = 8
 # How long an event line may take to show up, a SIGHUP reload's included.
 EVENT_WAIT_SECONDS = 10
 LOG_POLL_SECONDS = 0.05
-# README: failures allowed within a minute before the next one holds the client back, and the first hold.
+# docs/behaviour.md: failures allowed within a minute before the next one holds the client back, and the first hold.
 ALLOWED_FAILURES = 5
 FIRST_HOLD_MS = 10_000
 # A client address of its own for the slow-down test, so its hold concerns no other request.

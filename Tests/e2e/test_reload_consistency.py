@@ -45,7 +45,7 @@ def test_admin_resolve_uses_the_reloaded_hosts(service_ipdirect, notify_socket, 
     notify_socket.wait_for("READY", after=notify_socket.wait_for("RELOADING", after=mark) + 1)
     # The proxy path sees the new [hosts] entry ...
     assert through(proxy).get(network.plain_url(name="added-by-reload.test"), timeout=10).status_code == 200
-    # ... and README promises /resolve uses "the same [hosts], cache and sources as a proxied request".
+    # ... and docs/operating.md promises /resolve uses "the same [hosts], cache and sources as a proxied request".
     answer = requests.get(f"http://127.0.0.1:{proxy.admin_port}/resolve?name=added-by-reload.test", timeout=10).json()
     assert answer["Status"] == 0, answer
 

@@ -1,7 +1,7 @@
 """SOCKS5 (RFC 1928) and SOCKS4/4a on the proxy port, byte for byte from raw sockets: malformed messages close
 the connection without a reply and without waiting for more, each refusal gets the reply code a client can act
-on (README, "SOCKS on the same port") and an access-log line, and after every one of them the same daemon still
-opens a tunnel for a well-formed request.
+on (docs/behaviour.md, "SOCKS on the same port") and an access-log line, and after every one of them the same daemon
+still opens a tunnel for a well-formed request.
 
 Names resolve through an HTTPDNS provider (the json stub) only: `tunnel.socks.test` is published there, and
 nothing knows `nowhere.socks.test`.

@@ -1,30 +1,8 @@
-import Glibc
 import Testing
 @testable import IPDirectCore
 
-/// config/ipdirect.toml and the README's configuration reference stay in step with the schema.
+/// config/ipdirect.toml and the configuration reference (docs/configuration.md) stay in step with the schema.
 @Suite struct ExampleConfigurationTests {
-    /// The package root, four levels above this file (Tests/IPDirectCoreTests/Config/<file>).
-    static let packageRoot: String = {
-        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        let levelsBelowRoot = 4
-        components.removeLast(levelsBelowRoot)
-        return components.joined(separator: "/")
-    }()
-
-    static func read(_ relativePath: String) -> String? {
-        guard let file = fopen(packageRoot + "/" + relativePath, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Every key of every keyed section, as `(section, key)`; an array of tables such as `tls.pin`
     /// is a key of its section and a section of its own.
     static var schemaKeys: [(String, String)] {
@@ -45,7 +23,7 @@ import Testing
 
     /// The file spells out what ipdirect runs on without one: the defaults and the built-in providers.
     @Test func exampleFileParsesWithoutDiagnosticsToTheBuiltInConfiguration() throws {
-        let text = try #require(Self.read("config/ipdirect.toml"))
+        let text = try #require(PackageFiles.read("config/ipdirect.toml"))
         let result = Config.parse(text)
         if case .failure(let error) = result {
             Issue.record("config/ipdirect.toml: \(error)")
@@ -54,7 +32,7 @@ import Testing
     }
 
     @Test func exampleFileShowsEveryKeyInItsSection() throws {
-        let text = try #require(Self.read("config/ipdirect.toml"))
+        let text = try #require(PackageFiles.read("config/ipdirect.toml"))
         var section = ""
         var shown: Set<String> = []
         for rawLine in text.split(separator: "\n") {
@@ -76,16 +54,19 @@ import Testing
         #expect(Self.tableArrays.allSatisfy { text.contains("[[\($0)]]") })
     }
 
+    static let reference = "docs/configuration.md"
+
     @Test func referenceDocumentsEveryKeyAndSection() throws {
-        let text = try #require(Self.read("README.md"))
+        let text = try #require(PackageFiles.read(Self.reference))
         for (section, key) in Self.schemaKeys {
-            #expect(text.contains("| `\(key)` |"), "README.md has no row for [\(section)] \(key)")
+            #expect(text.contains("| `\(key)` |"), "\(Self.reference) has no row for [\(section)] \(key)")
         }
         for section in Config.sections.map(\.name) {
-            #expect(text.contains("### `[\(section)]`"), "README.md has no heading for [\(section)]")
+            #expect(text.contains("\n## `[\(section)]`\n"), "\(Self.reference) has no heading for [\(section)]")
         }
         for tableArray in Self.tableArrays {
-            #expect(text.contains("### `[[\(tableArray)]]`"), "README.md has no heading for [[\(tableArray)]]")
+            #expect(text.contains("\n## `[[\(tableArray)]]`\n"),
+                    "\(Self.reference) has no heading for [[\(tableArray)]]")
         }
     }
 }

@@ -13,7 +13,7 @@ from .raw_http import RawConnection, RawResponse, get_request
 
 SOCKET_TIMEOUT_SECONDS = 10.0
 CURL_TIMEOUT_SECONDS = 20
-# The challenge README promises for every 407.
+# The challenge docs/behaviour.md promises for every 407.
 BASIC_CHALLENGE = 'Basic realm="ipdirect", charset="UTF-8"'
 
 # SOCKS5 method numbers (RFC 1928 §3) and reply codes (§6).
