@@ -103,7 +103,7 @@ public enum SessionAction: Equatable {
     /// side is the splice's until it ends; progress is reported as `requestBodyPumped` or
     /// `responseBodyPumped`, a FIN or failure as `upstreamClosed` or `clientClosed`.
     case spliceBody(from: SessionSide, limit: UInt64?)
-    /// Parses the next request head buffered from the client.
+    /// Parses the next request head (or SOCKS message) buffered from the client.
     case readNextRequest
     /// Frees the client's buffers (nothing is in them) and everything of the session but the machine, and
     /// watches the socket alone, firing after `idleMillis` unless bytes or a FIN come first (reported as

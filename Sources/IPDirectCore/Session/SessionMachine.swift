@@ -92,6 +92,20 @@ public struct SessionMachine {
             && !clientReadClosed && !draining
     }
 
+    /// Bytes arrived in `side`'s buffer: what to do with them in this state. Not for a parked client,
+    /// whose socket has no buffer (`clientReadable`).
+    public func bytesArrived(from side: SessionSide) -> [SessionAction] {
+        switch (side, state.phase) {
+        case (.client, .readingHead), (.client, .socksNegotiation): return [.readNextRequest]
+        case (.client, .awaitingResponse), (.client, .streamingResponse): return [.pumpRequestBody]
+        case (_, .tunneling): return [.relay(from: side)]
+        case (.client, .flushing), (.client, .lingering): return [.discardClientInput]
+        case (.upstream, .awaitingResponse): return [.readResponseHead]
+        case (.upstream, .streamingResponse): return [.pumpResponseBody]
+        case (.client, _), (.upstream, _): return []
+        }
+    }
+
     /// The parked client's socket is readable (bytes, or a FIN the driver reports as `clientClosed`): its
     /// buffers are back and the next head is read. The timer, which was the socket's watch, runs on for
     /// the rest of the idle window, in case no byte came after all.

@@ -107,22 +107,7 @@ final class ClientSession {
     // MARK: - Callbacks
 
     func didRead(_ bev: OpaquePointer) {
-        if bev == client {
-            switch machine.phase {
-            case .readingHead, .socksNegotiation: parseClientInput()
-            case .awaitingResponse, .streamingResponse: pumpRequestBody()
-            case .tunneling: relay(from: .client)
-            case .flushing, .lingering: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
-            case .servingPAC, .authenticating, .resolving, .connecting, .parked, .closed: break
-            }
-        } else {
-            switch machine.phase {
-            case .awaitingResponse: parseResponseHeads()
-            case .streamingResponse: pumpResponseBody()
-            case .tunneling: relay(from: .upstream)
-            default: break
-            }
-        }
+        perform(machine.bytesArrived(from: bev == client ? .client : .upstream))
     }
 
     func didDrain(_ bev: OpaquePointer) {

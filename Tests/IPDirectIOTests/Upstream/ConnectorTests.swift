@@ -59,7 +59,6 @@ import Testing
 
     struct Outcome {
         var result: Result<UpstreamConnection, ConnectFailure>
-        var millis: Int64
         var attemptsStarted: Int
         var winnerRank: Int?
     }
@@ -68,14 +67,12 @@ import Testing
                  attemptDelayMillis: Int = attemptDelayMillis) -> Outcome? {
         let base = EventBase()
         var result: Result<UpstreamConnection, ConnectFailure>?
-        let started = MonotonicClock.nowMicros()
         let connector = Connector(base: base, key: "test", hostPort: "test.example:80", addresses: addresses,
                                   timeoutMillis: timeoutMillis, attemptDelayMillis: attemptDelayMillis) { result = $0 }
         connector.start()
         LoopDriver.run(base) { result != nil }
         guard let result else { return nil }
-        let outcome = Outcome(result: result, millis: (MonotonicClock.nowMicros() - started) / 1000,
-                              attemptsStarted: connector.attemptsStarted, winnerRank: connector.winnerRank)
+        let outcome = Outcome(result: result, attemptsStarted: connector.attemptsStarted, winnerRank: connector.winnerRank)
         if case .success(let connection) = result { connection.close() }
         return outcome
     }
@@ -102,7 +99,6 @@ import Testing
             return
         }
         #expect(outcome.winnerRank == 2 && outcome.attemptsStarted == 2)
-        #expect(outcome.millis >= Int64(Self.attemptDelayMillis))
     }
 
     @Test func theFirstAddressWinsWhenItAnswers() throws {
@@ -128,6 +124,5 @@ import Testing
         #expect("\(attempts[0].outcome)".contains("refused") && !attempts[0].timedOut, "\(attempts[0])")
         #expect(attempts[1].timedOut, "\(attempts[1])")
         #expect(!failure.timedOut, "one attempt was refused, so the connect as a whole did not just time out")
-        #expect(outcome.millis >= Int64(Self.timeoutMillis))
     }
 }
