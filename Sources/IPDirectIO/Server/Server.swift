@@ -83,9 +83,6 @@ public final class Server {
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
-        prober.networkChanged = { [resolver, workers, prober] reason in
-            Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
-        }
         admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
@@ -97,7 +94,9 @@ public final class Server {
         // Blocked before any thread starts so every thread inherits the mask and only the main thread sees them.
         let signals = ServiceSignals()
         resolver.start()
-        prober.start()
+        prober.start { [resolver, workers, prober] reason in
+            Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
+        }
         credentials.start()
         var threads: [pthread_t] = []
         for worker in workers {
