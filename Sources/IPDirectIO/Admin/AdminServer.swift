@@ -148,7 +148,7 @@ final class AdminServer {
             let flushed = service.state.withLock { state in
                 let before = state.cache.count
                 if let name { state.cache.remove(name) } else { state.cache.removeAll() }
-                service.publishAnswerChanges(of: state.cache)
+                service.state.publishAnswerChanges(of: state.cache)
                 return before - state.cache.count
             }
             Logger.info("event=cache_flushed name=\(name ?? "*") entries=\(flushed)")

@@ -67,9 +67,11 @@ public final class Server {
         let tls = try TLSClientContext(config.tls, trust: TrustStore(config.tls))
         self.tls = tls
         let dnsListenerOn = !dnsSockets[0].datagram.isEmpty || !dnsSockets[0].stream.isEmpty
-        resolver = try ResolverService(config: config, trust: tls.trust, guardsAgainstLoops: dnsListenerOn)
-        prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
-        resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
+        let prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
+        self.prober = prober
+        resolver = try ResolverService(config: config, trust: tls.trust, guardsAgainstLoops: dnsListenerOn) { name, addresses in
+            prober.answerArrived(for: name, addresses: addresses)
+        }
         // Bound before the workers start, so their sessions know every listener that requests must not reach.
         let adminSockets = try Server.bindAdmin(config.admin)
         let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0])
