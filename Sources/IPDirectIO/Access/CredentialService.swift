@@ -1,5 +1,3 @@
-import CEvent
-import Glibc
 import IPDirectCore
 import Synchronization
 

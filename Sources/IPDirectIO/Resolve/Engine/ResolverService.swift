@@ -1,7 +1,4 @@
-import CEvent
-import Glibc
 import IPDirectCore
-import Synchronization
 
 /// The resolver every worker shares. The cache sits behind a lock that workers take for a lookup, so a
 /// cached name costs no thread hop; anything that needs a query goes to the resolver thread, which owns
