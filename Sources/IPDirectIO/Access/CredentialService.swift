@@ -1,5 +1,3 @@
-import CEvent
-import Glibc
 import IPDirectCore
 import Synchronization
 
@@ -37,15 +35,11 @@ struct CredentialState {
 /// the cache again before hashing, so logins with the same user and password from different clients that
 /// queued up behind one another cost one hash.
 ///
-/// `@unchecked Sendable`: `workspace` and the crypt loop are touched only on the crypt thread (through
-/// `mailbox`) once `start` has run; `state` is what other threads touch, under its lock.
-final class CredentialService: @unchecked Sendable {
+/// `state` is what other threads touch, under its lock; the crypt(3) workspace is the crypt loop's own.
+final class CredentialService: Sendable {
     let state: Mutex<CredentialState>
     private let digester: CredentialDigester
-    private let base = EventBase()
-    private let mailbox: LoopMailbox
-    private let workspace = CryptWorkspace()
-    private var thread: pthread_t?
+    private let loop: ServiceLoop<CryptWorkspace>
     /// Milliseconds of a monotonic clock, for the cache's lifetime and the slow-down; tests pass their own.
     private let clock: @Sendable () -> Int64
 
@@ -55,21 +49,18 @@ final class CredentialService: @unchecked Sendable {
         state = Mutex(CredentialState(users: users, queue: LoginQueue(settings: queue, throttle: throttle)))
         self.clock = clock
         digester = try CredentialDigester()
-        mailbox = try LoopMailbox(base: base)
+        loop = try ServiceLoop { _, _ in CryptWorkspace() }
     }
 
     /// Starts the crypt thread.
     func start() {
-        thread = LoopThread.start { [self] in base.dispatch() }
+        loop.start()
     }
 
     /// Stops the crypt thread once the check in progress is done; queued logins are left unchecked.
     func stop() {
-        guard let thread else { return }
         state.withLock { $0.stopping = true }
-        mailbox.post { [self] in base.loopBreak() }
-        pthread_join(thread, nil)
-        self.thread = nil
+        loop.stop()
     }
 
     /// Thread-safe: the users of a reloaded `auth_file`. When they changed, every cached login is forgotten;
@@ -134,7 +125,7 @@ final class CredentialService: @unchecked Sendable {
         case .refuse(let reason, let text, let hold):
             return refuse(reason, text, client: client, user: user, hold: hold)
         case .wait(let postChecker):
-            if postChecker { mailbox.post { [self] in checkQueuedLogins() } }
+            if postChecker { loop.post { [self] workspace in checkQueuedLogins(with: workspace) } }
             return .pending(handle)
         }
     }
@@ -150,7 +141,7 @@ final class CredentialService: @unchecked Sendable {
     }
 
     /// On the crypt thread: checks queued logins in the queue's order until none is left.
-    private func checkQueuedLogins() {
+    private func checkQueuedLogins(with workspace: CryptWorkspace) {
         while let taken = takeNextLogin() {
             // The cache first, since an earlier check may just have verified the same login.
             let cached = taken.userListed && state.withLock { state in

@@ -10,14 +10,13 @@ import IPDirectCore
 /// Local clients cannot shut the listener: a head must arrive whole within `[admin] header_timeout`, and
 /// one client address holds at most `[admin] max_connections_per_client` of its `AdminSettings.maxConnections`.
 ///
-/// `@unchecked Sendable`: everything but `start`/`stop` runs on the admin thread once `start` has run.
-final class AdminServer: @unchecked Sendable {
-    let base = EventBase()
+/// Everything but `init`, `start`, `apply` and `stop` runs on the admin loop's thread.
+final class AdminServer {
     /// Taken at startup; a reload does not change them.
     let settings: AdminSettings
     /// Replaced on the admin thread by `apply`, so `/resolve` follows reloads as the proxy does.
     private(set) var resolver: ResolverChain
-    private let mailbox: LoopMailbox
+    private let loop: ServiceLoop<Void>
     private let sockets: [ListeningSocket]
     /// The addresses the listening sockets are bound to, with the port the kernel chose for port 0: the
     /// names a request's Host may use, besides loopback names and the address a connection arrived on.
@@ -31,7 +30,6 @@ final class AdminServer: @unchecked Sendable {
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
     private var limits: AdminConnectionLimits
     private var closureLog = AdminClosureLog()
-    private var thread: pthread_t?
 
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
          resolverService: ResolverService, health: UpstreamHealth? = nil, queryLogs: [QueryLogCell] = []) throws(StartupError) {
@@ -43,12 +41,12 @@ final class AdminServer: @unchecked Sendable {
         self.health = health
         self.registry = registry
         service = resolverService
-        mailbox = try LoopMailbox(base: base)
-        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox)
+        loop = try ServiceLoop { _, _ in }
+        resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: loop.mailbox)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {
             // backlog 0: the socket is already listening.
-            guard let listener = evconnlistener_new(base.raw, AdminServer.accepted, context,
+            guard let listener = evconnlistener_new(loop.base.raw, AdminServer.accepted, context,
                                                     UInt32(LEV_OPT_CLOSE_ON_EXEC), 0, socket.fd) else {
                 throw StartupError("cannot watch admin listener \(socket.address)")
             }
@@ -60,30 +58,29 @@ final class AdminServer: @unchecked Sendable {
         for listener in listeners { evconnlistener_free(listener) }
     }
 
-    /// Starts the admin thread; nothing to do when no address is configured.
     /// Thread-safe: a reload's `[hosts]` and `[resolver] order` for `/resolve`, taken on the admin thread.
     func apply(_ config: Config) {
-        mailbox.post { [self] in
-            resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: service, mailbox: mailbox)
+        loop.post { [self] in
+            resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: service, mailbox: loop.mailbox)
         }
     }
 
+    /// Starts the admin thread; nothing to do when no address is configured.
     func start() {
         guard !sockets.isEmpty else { return }
-        thread = LoopThread.start { [self] in
-            base.dispatch()
-            for connection in Array(connections.values) { connection.close() }
-        }
+        loop.start()
         Logger.info("event=admin_listening listen=\(boundAddresses.map(\.description).joined(separator: ","))")
     }
 
     /// Stops the admin thread and waits for it; its open connections are closed.
     func stop() {
-        guard let thread else { return }
-        mailbox.post { [base] in base.loopBreak() }
-        pthread_join(thread, nil)
-        self.thread = nil
+        loop.stop { [self] in
+            for connection in Array(connections.values) { connection.close() }
+        }
     }
+
+    /// Where connections make their timers.
+    var base: EventBase { loop.base }
 
     private static let accepted: evconnlistener_cb = { _, fd, address, _, context in
         Unmanaged<AdminServer>.fromOpaque(context!).takeUnretainedValue().accept(fd: fd, address: address)
@@ -151,7 +148,7 @@ final class AdminServer: @unchecked Sendable {
             let flushed = service.state.withLock { state in
                 let before = state.cache.count
                 if let name { state.cache.remove(name) } else { state.cache.removeAll() }
-                service.publishAnswerChanges(of: state.cache)
+                service.state.publishAnswerChanges(of: state.cache)
                 return before - state.cache.count
             }
             Logger.info("event=cache_flushed name=\(name ?? "*") entries=\(flushed)")

@@ -67,9 +67,11 @@ public final class Server {
         let tls = try TLSClientContext(config.tls, trust: TrustStore(config.tls))
         self.tls = tls
         let dnsListenerOn = !dnsSockets[0].datagram.isEmpty || !dnsSockets[0].stream.isEmpty
-        resolver = try ResolverService(config: config, trust: tls.trust, guardsAgainstLoops: dnsListenerOn)
-        prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
-        resolver.answerStored = { [prober] name, addresses in prober.answerArrived(for: name, addresses: addresses) }
+        let prober = try AddressProber(health: UpstreamHealth(settings: config.upstream.healthSettings), config: config)
+        self.prober = prober
+        resolver = try ResolverService(config: config, trust: tls.trust, guardsAgainstLoops: dnsListenerOn) { name, addresses in
+            prober.answerArrived(for: name, addresses: addresses)
+        }
         // Bound before the workers start, so their sessions know every listener that requests must not reach.
         let adminSockets = try Server.bindAdmin(config.admin)
         let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0])
@@ -83,9 +85,6 @@ public final class Server {
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
         self.workers = workers
-        prober.networkChanged = { [resolver, workers, prober] reason in
-            Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
-        }
         admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
@@ -97,7 +96,9 @@ public final class Server {
         // Blocked before any thread starts so every thread inherits the mask and only the main thread sees them.
         let signals = ServiceSignals()
         resolver.start()
-        prober.start()
+        prober.start { [resolver, workers, prober] reason in
+            Server.networkChanged(reason: reason, resolver: resolver, workers: workers, health: prober.health)
+        }
         credentials.start()
         var threads: [pthread_t] = []
         for worker in workers {

@@ -20,15 +20,15 @@ final class DNSLoopWatch {
         var nanoseconds: Int
     }
 
-    private unowned let service: ResolverService
+    private let state: SharedResolverState
     private let timer: Timer
     private var settings: ResolverSettings
     /// The current engine's system resolver, through which probes go as the source's lookups do.
     private let system: () -> SystemResolver?
     private var fingerprint: Fingerprint?
 
-    init(base: EventBase, settings: ResolverSettings, service: ResolverService, system: @escaping () -> SystemResolver?) {
-        self.service = service
+    init(base: EventBase, settings: ResolverSettings, state: SharedResolverState, system: @escaping () -> SystemResolver?) {
+        self.state = state
         self.settings = settings
         self.system = system
         timer = Timer(base: base)
@@ -72,10 +72,10 @@ final class DNSLoopWatch {
         guard Self.applies(settings), let system = system() else { return }
         let nonce = UInt64.random(in: .min ... .max)
         let started = ResolverService.nowMillis()
-        guard let name = service.state.withLock({ $0.loopGuard.begin(nonce: nonce, now: started) }) else { return }
+        guard let name = state.withLock({ $0.loopGuard.begin(nonce: nonce, now: started) }) else { return }
         Logger.debug("event=dns_loop_probe name=\(name)")
-        _ = system.lookup(name) { [unowned service] _ in
-            guard service.state.withLock({ $0.loopGuard.finished(name) }) == .loopCleared else { return }
+        _ = system.lookup(name) { [state] _ in
+            guard state.withLock({ $0.loopGuard.finished(name) }) == .loopCleared else { return }
             Logger.info("event=dns_loop_cleared path=\(Self.resolvConfPath) details=\"a probe through the system source no longer reaches ipdirect's own DNS listener; the system source is used again\"")
         }
     }

@@ -20,7 +20,19 @@ final class ResolverEngine {
         case system
     }
 
-    unowned var service: ResolverService!
+    /// What an engine shares with the service that runs it, given at init.
+    struct Links {
+        /// The cache and counters the workers read; answers go in there.
+        let state: SharedResolverState
+        /// Called on the resolver thread with every positive answer a source gave.
+        let answerStored: (String, [IPAddress]) -> Void
+        /// Called as a query ends, so that a retired engine is let go once none runs.
+        let mayBeIdle: (ResolverEngine) -> Void
+    }
+
+    private let state: SharedResolverState
+    private let answerStored: (String, [IPAddress]) -> Void
+    private let mayBeIdle: (ResolverEngine) -> Void
     private let base: EventBase
     private let settings: ResolverSettings
     /// Index-aligned with `settings.httpdns` (empty when `order` has no httpdns).
@@ -42,7 +54,11 @@ final class ResolverEngine {
 
     /// `trust`: the `[tls]` CAs when the proxy has loaded them already; nil loads them here, once, when an
     /// https provider needs them.
-    init(base: EventBase, config: Config, trust: TrustStore?, cacheStore: CacheFileStore?) throws(StartupError) {
+    init(base: EventBase, config: Config, trust: TrustStore?, cacheStore: CacheFileStore?,
+         links: Links) throws(StartupError) {
+        state = links.state
+        answerStored = links.answerStored
+        mayBeIdle = links.mayBeIdle
         self.base = base
         settings = config.resolver
         allowPrivateUpstreams = config.access.allowPrivateUpstreams
@@ -69,10 +85,10 @@ final class ResolverEngine {
     func start(warm: Bool) {
         for provider in providers {
             Logger.info("event=httpdns_provider name=\(provider.name)")
-            // The service, not this engine: a reload may retire the engine while its connections live on.
+            // The shared state, not this engine: a reload may retire the engine while its connections live on.
             let name = provider.name
-            (provider as? HTTPDNSProvider)?.dotConnectionOpened = { [weak service] in
-                service?.state.withLock { $0.sources.countDoTConnectionOpened(provider: name) }
+            (provider as? HTTPDNSProvider)?.dotConnectionOpened = { [state] in
+                state.withLock { $0.sources.countDoTConnectionOpened(provider: name) }
             }
         }
         guard warm else { return }
@@ -152,7 +168,7 @@ final class ResolverEngine {
     /// A usable cached answer for `name` that needs no refresh, or a cached negative one.
     private func cachedAnswer(_ name: String) -> Result<Resolution, ResolveFailure>? {
         let now = ResolverService.nowMillis()
-        let cached = service.state.withLock { state in
+        let cached = state.withLock { state in
             CachedName(v4: state.cache.inspect(name, family: .v4, now: now),
                        v6: state.cache.inspect(name, family: .v6, now: now), now: now)
         }
@@ -288,9 +304,9 @@ final class ResolverEngine {
         case .answered(let answer, let source):
             result = store(answer, source: source, name: name, now: now)
             if case .httpdns = source, let comparison, !answer.isNegative, !systemLoops {
-                // The service, not this engine: a reload may have let the engine go before the system answers.
-                comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [service] in
-                    service?.state.withLock { $0.systemDisagreed(on: name) }
+                // The shared state, not this engine: a reload may have let the engine go before the system answers.
+                comparison.compare(name, httpdns: answer.addresses, provider: source.description) { [state] in
+                    state.withLock { $0.systemDisagreed(on: name) }
                 }
             }
         case .failed(let reasons, let timedOut):
@@ -301,7 +317,7 @@ final class ResolverEngine {
                 // refreshed again later; nobody was answered, so nothing is counted as served.
                 guard !isStopping else { return }
                 Logger.warning("event=refresh_failed name=\(name) reason=\"\(failure.reasonText)\"")
-                if let age = service.state.withLock({ $0.cache.staleAge(name, now: now) }) {
+                if let age = state.withLock({ $0.cache.staleAge(name, now: now) }) {
                     Logger.warning("event=serve_stale name=\(name) age_ms=\(age) reason=\"every source failed\"")
                 }
                 return
@@ -314,13 +330,13 @@ final class ResolverEngine {
         for waiter in waiters {
             waiter.answer(result)
         }
-        service.engineMayBeIdle(self)
+        mayBeIdle(self)
     }
 
     private func store(_ answer: NameAnswer, source: ResolutionSource, name: String,
                        now: CacheInstant) -> Result<Resolution, ResolveFailure> {
         let label = source.cacheLabel
-        let secondsLeft = service.state.withLock { state in
+        let secondsLeft = state.withLock { state in
             var left: [AddressFamily: Int64] = [:]
             for family in AddressFamily.allCases {
                 switch answer[family] {
@@ -333,7 +349,7 @@ final class ResolverEngine {
                 }
                 left[family] = state.cache.peek(name, family: family, now: now)?.secondsLeft(at: now)
             }
-            service.publishAnswerChanges(of: state.cache)
+            self.state.publishAnswerChanges(of: state.cache)
             return left
         }
         if keepWarm.answered(name, secondsLeft: secondsLeft, now: now) != nil {
@@ -342,14 +358,14 @@ final class ResolverEngine {
         if answer.isNegative {
             return .failure(ResolverService.negative(name, source: source, nameDoesNotExist: answer.nameDoesNotExist))
         }
-        service.answerStored?(name, answer.addresses)
+        answerStored(name, answer.addresses)
         return .success(Resolution(addresses: answer.addresses, source: source, cache: .miss, secondsLeft: secondsLeft))
     }
 
     /// RFC 8767 §4: when every source fails, an answer past its TTL but inside the serve-stale window
     /// is better than none.
     private func staleFallback(_ name: String, now: CacheInstant, servedTo requests: Int) -> Result<Resolution, ResolveFailure>? {
-        let stale = service.state.withLock { $0.cache.staleFallback(name, servedTo: requests, now: now) }
+        let stale = state.withLock { $0.cache.staleFallback(name, servedTo: requests, now: now) }
         guard let stale else { return nil }
         Logger.warning("event=serve_stale name=\(name) age_ms=\(stale.cache.ageMillis ?? 0) reason=\"every source failed\"")
         return .success(stale)
@@ -378,17 +394,17 @@ final class ResolverEngine {
 
     /// The loop guard found the system source asking ipdirect itself: it would only ask this engine again.
     private var systemLoops: Bool {
-        system != nil && service.state.withLock { $0.loopGuard.loopDetected }
+        system != nil && state.withLock { $0.loopGuard.loopDetected }
     }
 
     private func count(_ outcome: SourceQueryOutcome, source: String) {
-        service.state.withLock { $0.sources.count(outcome, source: source) }
+        state.withLock { $0.sources.count(outcome, source: source) }
     }
 
     private func writeCache() {
         guard let cacheStore, cacheStore.writable else { return }
         let now = ResolverService.nowMillis()
-        let bytes = service.state.withLock { $0.cache.serialized(now: now, unixTimeMillis: MonotonicClock.wallMillis()) }
+        let bytes = state.withLock { $0.cache.serialized(now: now, unixTimeMillis: MonotonicClock.wallMillis()) }
         cacheStore.write(bytes)
     }
 }

@@ -1,103 +1,68 @@
-import CEvent
-import Glibc
 import IPDirectCore
-import Synchronization
-
-/// What the workers and the resolver thread share.
-struct ResolverState {
-    var cache: ResolverCache
-    var sources = SourceQueryCounters()
-    /// Whether the system source asks ipdirect itself; the workers' DNS listeners report probes here.
-    var loopGuard = DNSLoopGuard()
-    /// Names whose system DNS answer shared no address with HTTPDNS's (`compare_system`), marked `hijack` in
-    /// `/queries`; at most `SystemComparison.maximumReportedNames` of them.
-    var hijackedNames = Set<String>()
-
-    mutating func systemDisagreed(on name: String) {
-        sources.systemDisagreements += 1
-        if hijackedNames.count < SystemComparison.maximumReportedNames { hijackedNames.insert(name) }
-    }
-}
 
 /// The resolver every worker shares. The cache sits behind a lock that workers take for a lookup, so a
 /// cached name costs no thread hop; anything that needs a query goes to the resolver thread, which owns
 /// the HTTPDNS connections, the single-flight table and the system-resolver fallback, so any number of
 /// concurrent lookups of a name, on any worker, cause one query.
-///
-/// `@unchecked Sendable`: the engine and the resolver loop are touched only on the resolver thread
-/// (through `mailbox`) once `start` has run; `state` is the only thing other threads touch, under its lock.
-final class ResolverService: @unchecked Sendable {
-    let state: Mutex<ResolverState>
-    /// `ResolverCache.answerChanges`, copied under `state`'s lock by whoever changes the cache, so that a
-    /// DNS listener can tell whether its answer templates still hold without taking that lock.
-    private let publishedAnswerChanges = Atomic<UInt64>(0)
-    private let base: EventBase
-    private let mailbox: LoopMailbox
-    /// Replaced by a reload; read and written on the resolver thread only (jobs name it when they run).
-    private var engine: ResolverEngine
-    /// Engines a reload replaced, kept until the queries they were running have ended.
-    private var retired: [ResolverEngine] = []
+final class ResolverService: Sendable {
+    let state: SharedResolverState
+    private let loop: ServiceLoop<ResolverEngines>
     private let cacheStore: CacheFileStore?
-    /// Probes for a resolv.conf that names ipdirect's own DNS listener; nil when no listener runs.
-    private var loopWatch: DNSLoopWatch?
-    /// Called on the resolver thread with every positive answer a source gave (set before `start`).
-    nonisolated(unsafe) var answerStored: (@Sendable (String, [IPAddress]) -> Void)?
-    private var thread: pthread_t?
+    /// Called on the resolver thread with every positive answer a source gave.
+    private let answerStored: @Sendable (String, [IPAddress]) -> Void
 
     /// `persistCache`: load `cache_file` at start AND write it back; `ipdirect resolve` only reads it.
     /// `trust`: the `[tls]` CAs the proxy loaded, shared with the HTTPDNS providers; nil loads them if needed.
     /// `guardsAgainstLoops`: a DNS listener runs, which the system source may be pointed at (`DNSLoopGuard`).
-    init(config: Config, trust: TrustStore? = nil, persistCache: Bool = true,
-         guardsAgainstLoops: Bool = false) throws(StartupError) {
+    /// `answerStored`: called on the resolver thread with every positive answer a source gave.
+    init(config: Config, trust: TrustStore? = nil, persistCache: Bool = true, guardsAgainstLoops: Bool = false,
+         answerStored: @escaping @Sendable (String, [IPAddress]) -> Void = { _, _ in }) throws(StartupError) {
         LibeventLog.installed
         let settings = config.resolver
-        state = Mutex(ResolverState(cache: ResolverCache(settings: settings.cache)))
-        base = EventBase()
-        mailbox = try LoopMailbox(base: base)
+        let state = SharedResolverState(ResolverState(cache: ResolverCache(settings: settings.cache)))
+        self.state = state
+        self.answerStored = answerStored
         let store = settings.cacheFile.map { CacheFileStore(path: $0, writable: persistCache) }
         cacheStore = store
-        engine = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: store)
-        engine.service = self
-        if guardsAgainstLoops {
-            loopWatch = DNSLoopWatch(base: base, settings: settings, service: self) { [unowned self] in engine.system }
+        loop = try ServiceLoop { (base, mailbox) throws(StartupError) in
+            let retired = RetiredEngines(mailbox: mailbox)
+            let engine = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: store,
+                                            links: ResolverService.links(state, answerStored, retired))
+            let engines = ResolverEngines(engine, retired: retired)
+            if guardsAgainstLoops { engines.watchForLoops(base: base, settings: settings, state: state) }
+            return engines
         }
         if let store {
             let restored = store.load(settings: settings.cache)
             state.withLock { state in
                 state.cache.restore(restored)
-                publishAnswerChanges(of: state.cache)
+                self.state.publishAnswerChanges(of: state.cache)
             }
         }
     }
 
-    var answerChanges: UInt64 { publishedAnswerChanges.load(ordering: .acquiring) }
-
-    /// Call with `state`'s lock held, after changing `cache`.
-    func publishAnswerChanges(of cache: ResolverCache) {
-        publishedAnswerChanges.store(cache.answerChanges, ordering: .releasing)
+    /// What an engine of this service is given: the shared state, where answers go, and whom it tells
+    /// that its queries may have ended.
+    private static func links(_ state: SharedResolverState, _ answerStored: @escaping @Sendable (String, [IPAddress]) -> Void,
+                              _ retired: RetiredEngines) -> ResolverEngine.Links {
+        ResolverEngine.Links(state: state, answerStored: answerStored) { [weak retired] engine in
+            retired?.engineMayBeIdle(engine)
+        }
     }
+
+    var answerChanges: UInt64 { state.answerChanges }
 
     /// Starts the resolver thread; `warm` resolves the `preresolve` names and keeps them fresh.
     func start(warm: Bool = true) {
-        thread = LoopThread.start { [self] in base.dispatch() }
-        mailbox.post { [self] in
-            engine.start(warm: warm)
-            loopWatch?.start()
+        loop.start { engines in
+            engines.current.start(warm: warm)
+            engines.loopWatch?.start()
         }
     }
 
     /// Stops the resolver thread, then writes the cache file one last time.
     func stop() {
-        guard let thread else { return }
-        mailbox.post { [self] in
-            loopWatch?.stop()
-            engine.shutdown()
-            for old in retired { old.shutdown(writingCache: false) }
-            retired.removeAll()
-            base.loopBreak()
-        }
-        pthread_join(thread, nil)
-        self.thread = nil
+        guard loop.stop(teardown: { engines in engines.shutdown() }) else { return }
         let (cache, sources, entries) = state.withLock { ($0.cache.counters, $0.sources, $0.cache.count) }
         Logger.info("event=resolver_counters entries=\(entries) cache=[\(cache)] queries=[\(sources)]")
     }
@@ -108,38 +73,22 @@ final class ResolverService: @unchecked Sendable {
     /// `completion` runs on the resolver thread with nil, or the reason the new settings were refused (the
     /// old ones then stay). `trust` holds `config.tls`'s CAs as the proxy loaded them.
     func apply(_ config: Config, trust: TrustStore, completion: @escaping @Sendable (String?) -> Void) {
-        mailbox.post { [self] in
+        loop.post { [self] engines in
             let replacement: ResolverEngine
             do {
-                replacement = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: cacheStore)
+                replacement = try ResolverEngine(base: loop.base, config: config, trust: trust, cacheStore: cacheStore,
+                                                 links: ResolverService.links(state, answerStored, engines.retired))
             } catch {
                 return completion("\(error)")
             }
-            replacement.service = self
             state.withLock { state in
                 state.cache.resettle(config.resolver.cache)
-                publishAnswerChanges(of: state.cache)
+                self.state.publishAnswerChanges(of: state.cache)
             }
-            let old = engine
-            engine = replacement
-            old.retire()
-            retired.append(old)
-            engineMayBeIdle(old)
+            engines.replace(with: replacement)
             replacement.start(warm: true)
-            loopWatch?.apply(config.resolver)
+            engines.loopWatch?.apply(config.resolver)
             completion(nil)
-        }
-    }
-
-    /// Called by a retired engine as its queries end: once none runs, it is closed and let go — from a
-    /// job of its own, never from inside the callback that ended its last query (its transport or evdns
-    /// base is still on the stack there).
-    func engineMayBeIdle(_ old: ResolverEngine) {
-        guard retired.contains(where: { $0 === old }) else { return }
-        mailbox.post { [self] in
-            guard !old.isBusy, let index = retired.firstIndex(where: { $0 === old }) else { return }
-            retired.remove(at: index)
-            old.shutdown(writingCache: false)
         }
     }
 
@@ -156,14 +105,14 @@ final class ResolverService: @unchecked Sendable {
         }
         switch cached {
         case .addresses(let resolution, let refresh):
-            if refresh { mailbox.post { [self] in engine.resolve(name, waiter: nil) } }
+            if refresh { loop.post { engines in engines.current.resolve(name, waiter: nil) } }
             return .done(.success(resolution))
         case .negative(let source, let nameDoesNotExist):
             return .done(.failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist)))
         case .miss:
             let pending = PendingLookup(completion: completion)
             let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
-            mailbox.post { [self] in engine.resolve(name, waiter: waiter) }
+            loop.post { engines in engines.current.resolve(name, waiter: waiter) }
             return .pending(pending)
         }
     }
@@ -180,8 +129,8 @@ final class ResolverService: @unchecked Sendable {
     func relay(_ name: String, _ relayed: DNSRelayedQuery, replyTo: LoopMailbox,
                completion: @escaping (DNSMessageRelayOutcome) -> Void) -> ResolveHandle {
         let pending = PendingAnswer(completion: completion)
-        mailbox.post { [self] in
-            engine.relay(HostName.normalized(name), relayed) { outcome in
+        loop.post { engines in
+            engines.current.relay(HostName.normalized(name), relayed) { outcome in
                 replyTo.post { pending.deliver(outcome) }
             }
         }
@@ -195,8 +144,8 @@ final class ResolverService: @unchecked Sendable {
         let cached = state.withLock { state in
             names.filter { name in AddressFamily.allCases.contains { state.cache.peek(name, family: $0, now: now) != nil } }
         }
-        mailbox.post { [self] in
-            for name in cached { engine.resolve(name, waiter: nil) }
+        loop.post { engines in
+            for name in cached { engines.current.resolve(name, waiter: nil) }
         }
         return cached.count
     }
