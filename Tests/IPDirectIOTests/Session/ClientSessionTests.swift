@@ -31,6 +31,14 @@ import Testing
             """).get()
     }
 
+    /// Ends the worker as the server does when it stops: its loop returns and closes the sessions, parked
+    /// clients and pooled connections while its event base still exists.
+    static func stop(_ server: Server) {
+        let worker = server.workers[0]
+        worker.requestStop()
+        worker.run()
+    }
+
     /// A client of the proxy's first worker, whose loop the test runs.
     final class Client {
         let fd: Int32
@@ -86,6 +94,7 @@ import Testing
     @Test func aSecondRequestReusesThePooledOriginConnection() throws {
         let origin = try ScriptedHTTPServer(.respond(response: Self.originResponse, closeAfterMillis: nil))
         let server = try Server(config: try Self.config(originPort: origin.port))
+        defer { Self.stop(server) }
         let first = try Client(server: server)
         #expect(first.get(port: origin.port, body: "ok").hasPrefix("HTTP/1.1 200"))
         let second = try Client(server: server)
@@ -97,6 +106,7 @@ import Testing
     @Test func aKeptAliveConnectionParksWhenIdleAndWakesForItsNextRequest() throws {
         let origin = try ScriptedHTTPServer(.respond(response: Self.originResponse, closeAfterMillis: nil))
         let server = try Server(config: try Self.config(originPort: origin.port))
+        defer { Self.stop(server) }
         let worker = server.workers[0]
         let client = try Client(server: server)
         #expect(client.get(port: origin.port, body: "ok").hasPrefix("HTTP/1.1 200"))
@@ -111,6 +121,7 @@ import Testing
         let before = try ScriptedHTTPServer(.respond(response: Self.originResponse, closeAfterMillis: nil))
         let after = try ScriptedHTTPServer(.respond(response: Self.secondOriginResponse, closeAfterMillis: nil))
         let server = try Server(config: try Self.config(originPort: before.port))
+        defer { Self.stop(server) }
         let worker = server.workers[0]
         let open = try Client(server: server)
         let connect = "CONNECT origin.test:\(before.port) HTTP/1.1\r\nHost: origin.test:\(before.port)\r\n\r\n"
@@ -130,6 +141,7 @@ import Testing
     @Test func aConnectTunnelCarriesBytesBothWays() throws {
         let origin = try ScriptedHTTPServer(.respond(response: Self.originResponse, closeAfterMillis: nil))
         let server = try Server(config: try Self.config(originPort: origin.port))
+        defer { Self.stop(server) }
         let client = try Client(server: server)
         client.send("CONNECT origin.test:\(origin.port) HTTP/1.1\r\nHost: origin.test:\(origin.port)\r\n\r\n")
         let established = client.receiveHead()
