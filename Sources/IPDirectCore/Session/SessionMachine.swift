@@ -92,17 +92,18 @@ public struct SessionMachine {
             && !clientReadClosed && !draining
     }
 
-    /// Bytes arrived in `side`'s buffer: what to do with them in this state. Not for a parked client,
-    /// whose socket has no buffer (`clientReadable`).
-    public func bytesArrived(from side: SessionSide) -> [SessionAction] {
+    /// Bytes arrived in `side`'s buffer: what to do with them in this state, if anything. Not for a parked
+    /// client, whose socket has no buffer (`clientReadable`). One action, not a list: this is asked on every
+    /// read, and a list would be an allocation each time.
+    public func bytesArrived(from side: SessionSide) -> SessionAction? {
         switch (side, state.phase) {
-        case (.client, .readingHead), (.client, .socksNegotiation): return [.readNextRequest]
-        case (.client, .awaitingResponse), (.client, .streamingResponse): return [.pumpRequestBody]
-        case (_, .tunneling): return [.relay(from: side)]
-        case (.client, .flushing), (.client, .lingering): return [.discardClientInput]
-        case (.upstream, .awaitingResponse): return [.readResponseHead]
-        case (.upstream, .streamingResponse): return [.pumpResponseBody]
-        case (.client, _), (.upstream, _): return []
+        case (.client, .readingHead), (.client, .socksNegotiation): return .readNextRequest
+        case (.client, .awaitingResponse), (.client, .streamingResponse): return .pumpRequestBody
+        case (_, .tunneling): return .relay(from: side)
+        case (.client, .flushing), (.client, .lingering): return .discardClientInput
+        case (.upstream, .awaitingResponse): return .readResponseHead
+        case (.upstream, .streamingResponse): return .pumpResponseBody
+        case (.client, _), (.upstream, _): return nil
         }
     }
 

@@ -107,7 +107,7 @@ final class ClientSession {
     // MARK: - Callbacks
 
     func didRead(_ bev: OpaquePointer) {
-        perform(machine.bytesArrived(from: bev == client ? .client : .upstream))
+        if let action = machine.bytesArrived(from: bev == client ? .client : .upstream), !isClosed { perform(action) }
     }
 
     func didDrain(_ bev: OpaquePointer) {

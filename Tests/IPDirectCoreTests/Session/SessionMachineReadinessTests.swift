@@ -4,21 +4,21 @@ import Testing
 /// Bytes arriving on a side are an event: the machine says what to do with them in each state, so the
 /// driver routes nothing by state itself.
 @Suite struct SessionMachineReadinessTests {
-    func arrived(after events: [SessionScript.Event]) -> (phase: SessionPhase, client: [SessionAction], upstream: [SessionAction]) {
+    func arrived(after events: [SessionScript.Event]) -> (phase: SessionPhase, client: SessionAction?, upstream: SessionAction?) {
         var script = SessionScript()
         _ = script.run(events)
         return (script.machine.phase, script.machine.bytesArrived(from: .client), script.machine.bytesArrived(from: .upstream))
     }
 
     @Test func eachStateSaysWhatArrivingBytesAreFor() {
-        let table: [(String, [SessionScript.Event], SessionPhase, [SessionAction], [SessionAction])] = [
-            ("waiting for a head", [.start], .readingHead, [.readNextRequest], []),
-            ("a request on its way", SessionScript.sentGet, .awaitingResponse, [.pumpRequestBody], [.readResponseHead]),
+        let table: [(String, [SessionScript.Event], SessionPhase, SessionAction?, SessionAction?)] = [
+            ("waiting for a head", [.start], .readingHead, .readNextRequest, nil),
+            ("a request on its way", SessionScript.sentGet, .awaitingResponse, .pumpRequestBody, .readResponseHead),
             ("a response streaming", SessionScript.sentGet + [.responseHead(Heads.ok(length: 10))], .streamingResponse,
-             [.pumpRequestBody], [.pumpResponseBody]),
-            ("a tunnel", SessionScript.openTunnel, .tunneling, [.relay(from: .client)], [.relay(from: .upstream)]),
-            ("resolving", [.start, .head(Heads.get())], .resolving, [], []),
-            ("closed", [.start, .close], .closed, [], []),
+             .pumpRequestBody, .pumpResponseBody),
+            ("a tunnel", SessionScript.openTunnel, .tunneling, .relay(from: .client), .relay(from: .upstream)),
+            ("resolving", [.start, .head(Heads.get())], .resolving, nil, nil),
+            ("closed", [.start, .close], .closed, nil, nil),
         ]
         for (name, events, phase, client, upstream) in table {
             let found = arrived(after: events)
@@ -35,6 +35,6 @@ import Testing
             Issue.record("an origin-form request is answered by the proxy itself and flushed: \(script.machine.phase)")
             return
         }
-        #expect(script.machine.bytesArrived(from: .client) == [.discardClientInput])
+        #expect(script.machine.bytesArrived(from: .client) == .discardClientInput)
     }
 }
