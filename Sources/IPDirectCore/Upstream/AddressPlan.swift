@@ -5,7 +5,7 @@ public struct AddressPlan: Sendable, Equatable {
     /// Addresses an idle pooled connection may be reused for, most preferred first; connections to any
     /// other address (no longer in the answer, quarantined, or far slower than the best) are closed.
     public var reusable: [SocketAddress]
-    /// Addresses whose idle pooled connections may stay parked; the rest are closed when seen.
+    /// Addresses whose idle pooled connections may stay in the pool; the rest are closed when seen.
     public var keepsIdle: [SocketAddress]
 
     public init(order: [SocketAddress], reusable: [SocketAddress], keepsIdle: [SocketAddress]? = nil) {

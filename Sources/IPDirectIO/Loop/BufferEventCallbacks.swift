@@ -16,11 +16,11 @@ enum BufferEventCallbacks {
 
     static let poolRead: bufferevent_data_cb = { _, context in
         let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
-        connection.parkedIn?.drop(connection)
+        connection.pool?.drop(connection)
     }
     static let poolEvent: bufferevent_event_cb = { _, _, context in
         let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
-        connection.parkedIn?.drop(connection)
+        connection.pool?.drop(connection)
     }
 
     static let connectEvent: bufferevent_event_cb = { bev, events, context in

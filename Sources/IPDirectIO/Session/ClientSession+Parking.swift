@@ -2,19 +2,8 @@ import CEvent
 import Glibc
 import IPDirectCore
 
-/// The session's timer event, and how a session hands a kept-alive connection over to `ParkedClients`
-/// and takes one back.
+/// How a session hands a kept-alive connection over to `ParkedClients` and takes one back.
 extension ClientSession {
-    private static let wakeupFired: event_callback_fn = { _, _, context in
-        let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
-        session.perform(session.machine.deadlinePassed(session.levels, now: MonotonicClock.nowMicros()))
-    }
-
-    /// The session's timer: an event without a socket.
-    func makeWakeup() -> OpaquePointer {
-        event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
-    }
-
     /// Frees the (empty) bufferevent but not the socket, whose descriptor is returned for the parked
     /// connection; the session performs nothing more.
     func detachClient() -> Int32 {

@@ -76,7 +76,7 @@ extension ClientSession {
         perform(machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()))
     }
 
-    /// The exchange is over: park a clean connection in the pool, close any other.
+    /// The exchange is over: return a clean connection to the pool, close any other.
     func releaseUpstream(reusable: Bool) {
         guard let upstream else { return }
         stopBodySplices()

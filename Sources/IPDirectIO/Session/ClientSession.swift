@@ -104,6 +104,18 @@ final class ClientSession {
         bufferevent_enable(client, Int16(EV_READ))
     }
 
+    // MARK: - Timer
+
+    private static let wakeupFired: event_callback_fn = { _, _, context in
+        let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
+        session.perform(session.machine.deadlinePassed(session.levels, now: MonotonicClock.nowMicros()))
+    }
+
+    /// The session's timer: an event without a socket.
+    private func makeWakeup() -> OpaquePointer {
+        event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     // MARK: - Callbacks
 
     func didRead(_ bev: OpaquePointer) {

@@ -1,4 +1,3 @@
-import Glibc
 import IPDirectCore
 
 /// What a client is told when its upstream cannot be reached: the session turns the connector's list
@@ -10,7 +9,7 @@ extension ConnectFailure {
         switch cause {
         case .attempts(let attempts):
             if timedOut { return ProxyError(status: 504, kind: .connectionTimeout, details: description) }
-            let kind: ProxyError.Kind = attempts.contains { $0.outcome == Connector.errnoText(ECONNREFUSED) } ? .connectionRefused : .destinationNotFound
+            let kind: ProxyError.Kind = attempts.contains { $0.outcome == .refused } ? .connectionRefused : .destinationNotFound
             return ProxyError(status: 502, kind: kind, details: description)
         case .tls(let failure, let host, let address):
             return failure.proxyError(host: host, address: address)

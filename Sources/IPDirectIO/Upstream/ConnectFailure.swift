@@ -1,3 +1,4 @@
+import Glibc
 import IPDirectCore
 
 /// Why a connect ended without a connection, as the connector saw it: every attempt with its outcome,
@@ -6,9 +7,48 @@ import IPDirectCore
 struct ConnectFailure: Error, CustomStringConvertible {
     /// One address tried, and how that attempt ended.
     struct Attempt: CustomStringConvertible {
+        /// How a connect attempt ended. The description is the text logs and error bodies show.
+        enum Outcome: Equatable, CustomStringConvertible {
+            /// ECONNREFUSED: something answered and nothing listens on the port.
+            case refused
+            /// ENETUNREACH, e.g. an IPv6 address on a host with IPv4 only.
+            case networkUnreachable
+            /// EHOSTUNREACH.
+            case hostUnreachable
+            /// The connect timer ran out: the network ate the SYNs.
+            case timedOut(millis: Int)
+            /// No socket could be made for the attempt.
+            case noSocket
+            /// Any other errno, as `strerror` words it.
+            case failed(errnoText: String)
+
+            init(errno code: Int32) {
+                switch code {
+                case ECONNREFUSED: self = .refused
+                case ENETUNREACH: self = .networkUnreachable
+                case EHOSTUNREACH: self = .hostUnreachable
+                default: self = .failed(errnoText: String(cString: strerror(code)))
+                }
+            }
+
+            var description: String {
+                switch self {
+                case .refused: return "refused"
+                case .networkUnreachable: return "network unreachable"
+                case .hostUnreachable: return "host unreachable"
+                case .timedOut(let millis): return "timed out after \(millis) ms"
+                case .noSocket: return "no socket"
+                case .failed(let errnoText): return errnoText
+                }
+            }
+        }
+
         var address: SocketAddress
-        var outcome: String
-        var timedOut: Bool
+        var outcome: Outcome
+        var timedOut: Bool {
+            if case .timedOut = outcome { return true }
+            return false
+        }
         var description: String { "\(address) \(outcome)" }
     }
 

@@ -126,7 +126,7 @@ final class Connector {
     private func open(_ index: Int) {
         let address = addresses[index]
         guard let bev = bufferevent_socket_new(base.raw, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            failures.append(ConnectFailure.Attempt(address: address, outcome: "no socket", timedOut: false))
+            failures.append(ConnectFailure.Attempt(address: address, outcome: .noSocket))
             return perform(race.attemptFailed(index))
         }
         let attempt = Running(bev: bev, index: index, address: address, startedMicros: MonotonicClock.nowMicros(), timer: Timer(base: base))
@@ -161,9 +161,9 @@ final class Connector {
     private func failed(_ attempt: Running, code: Int32) {
         _ = take(attempt.index)
         let outcome: UpstreamAttemptOutcome = code == ECONNREFUSED ? .refused : .error
-        let text = Connector.errnoText(code)
-        failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: text, timedOut: false))
-        health?.failed(attempt.address, outcome: outcome, reason: text,
+        let failure = ConnectFailure.Attempt.Outcome(errno: code)
+        failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: failure))
+        health?.failed(attempt.address, outcome: outcome, reason: failure.description,
                        elapsedMicros: MonotonicClock.nowMicros() - attempt.startedMicros)
         discard(attempt)
         perform(race.attemptFailed(attempt.index))
@@ -241,9 +241,9 @@ final class Connector {
         switch attempt.phase {
         case .connecting:
             _ = take(attempt.index)
-            let text = "timed out after \(timeoutMillis) ms"
-            failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: text, timedOut: true))
-            health?.failed(attempt.address, outcome: .timeout, reason: text, elapsedMicros: Int64(timeoutMillis) * 1000)
+            let failure = ConnectFailure.Attempt.Outcome.timedOut(millis: timeoutMillis)
+            failures.append(ConnectFailure.Attempt(address: attempt.address, outcome: failure))
+            health?.failed(attempt.address, outcome: .timeout, reason: failure.description, elapsedMicros: Int64(timeoutMillis) * 1000)
             discard(attempt)
             perform(race.attemptFailed(attempt.index))
         case .handshaking:
@@ -301,12 +301,8 @@ final class Connector {
         }
     }
 
+    /// How logs and error bodies word an errno: the connect attempts' wording, for every connection.
     static func errnoText(_ code: Int32) -> String {
-        switch code {
-        case ECONNREFUSED: return "refused"
-        case ENETUNREACH: return "network unreachable"
-        case EHOSTUNREACH: return "host unreachable"
-        default: return String(cString: strerror(code))
-        }
+        ConnectFailure.Attempt.Outcome(errno: code).description
     }
 }

@@ -15,7 +15,7 @@ final class UpstreamConnection {
     /// True once the connection has carried a complete exchange and been pooled.
     var reused = false
     /// The pool holding this connection while it is idle.
-    weak var parkedIn: UpstreamPool?
+    weak var pool: UpstreamPool?
     private var closed = false
 
     init(bev: OpaquePointer, key: String, address: SocketAddress, isTLS: Bool = false) {

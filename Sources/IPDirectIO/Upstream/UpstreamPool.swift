@@ -15,8 +15,8 @@ final class UpstreamPool {
 
     var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
 
-    /// Takes a live parked connection for `key` to the most preferred of `plan.reusable` (the most
-    /// recently parked one to that address), discarding dead ones found on the way. Idle connections to
+    /// Takes a live pooled connection for `key` to the most preferred of `plan.reusable` (the most
+    /// recently pooled one to that address), discarding dead ones found on the way. Idle connections to
     /// addresses the plan no longer keeps (gone from the answer, quarantined, far slower than the best)
     /// are closed: they get no new requests.
     func checkout(key: String, plan: AddressPlan) -> UpstreamConnection? {
@@ -26,7 +26,7 @@ final class UpstreamPool {
         defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
         idle.values[slot].removeAll { connection in
             guard plan.keepsIdle.contains(connection.address) else {
-                connection.parkedIn = nil
+                connection.pool = nil
                 connection.close()
                 return true
             }
@@ -35,7 +35,7 @@ final class UpstreamPool {
         for address in plan.reusable {
             while let index = idle.values[slot].lastIndex(where: { $0.address == address }) {
                 let connection = idle.values[slot].remove(at: index)
-                connection.parkedIn = nil
+                connection.pool = nil
                 if connection.looksReusable {
                     // Reading stays enabled; the new owner replaces the callbacks and the timeout.
                     return connection
@@ -46,20 +46,20 @@ final class UpstreamPool {
         return nil
     }
 
-    /// Takes the most recently parked live connection for `key` whose address passes `usable`.
+    /// Takes the most recently pooled live connection for `key` whose address passes `usable`.
     func checkout(key: String, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
         guard let slot = idle.index(forKey: key) else { return nil }
         defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
         while let index = idle.values[slot].lastIndex(where: { usable($0.address) }) {
             let connection = idle.values[slot].remove(at: index)
-            connection.parkedIn = nil
+            connection.pool = nil
             if connection.looksReusable { return connection }
             connection.close()
         }
         return nil
     }
 
-    /// Parks a connection whose last exchange ended cleanly. While parked, any byte or EOF from the
+    /// Pools a connection whose last exchange ended cleanly. While pooled, any byte or EOF from the
     /// server, or the idle timeout, drops it (a server that closed is never reused).
     func checkin(_ connection: UpstreamConnection) {
         guard maxIdlePerKey > 0 else {
@@ -67,7 +67,7 @@ final class UpstreamPool {
             return
         }
         connection.reused = true
-        connection.parkedIn = self
+        connection.pool = self
         let context = Unmanaged.passUnretained(connection).toOpaque()
         bufferevent_setcb(connection.bev, BufferEventCallbacks.poolRead, nil, BufferEventCallbacks.poolEvent, context)
         var timeout = timeval(millis: idleTimeoutMillis)

@@ -3,7 +3,7 @@ import Glibc
 import IPDirectCore
 
 /// One HTTP/1.1 connection to an HTTPDNS endpoint address: one exchange at a time (no pipelining),
-/// parked idle between exchanges when the response allowed keep-alive (RFC 9112 §9.3).
+/// kept idle between exchanges when the response allowed keep-alive (RFC 9112 §9.3).
 final class HTTP1Connection {
     let upstream: UpstreamConnection
     private weak var route: HTTPDNSRoute?
@@ -22,7 +22,7 @@ final class HTTP1Connection {
 
     var isBusy: Bool { exchange != nil }
 
-    /// Whether an idle connection can still take a request: the server may have closed it while parked.
+    /// Whether an idle connection can still take a request: the server may have closed it while idle.
     var looksReusable: Bool { !closed && upstream.looksReusable }
 
     /// Sends the request of `exchange` and reads its response.
@@ -39,10 +39,10 @@ final class HTTP1Connection {
         bufferevent_write(upstream.bev, bytes, bytes.count)
     }
 
-    /// Waits idle: any byte, EOF or `idleTimeoutMillis` of silence ends the connection.
-    func park(idleTimeoutMillis: Int) {
+    /// Waits idle: any byte, EOF or `timeoutMillis` of silence ends the connection.
+    func waitIdle(timeoutMillis: Int) {
         listen()
-        var timeout = timeval(millis: idleTimeoutMillis)
+        var timeout = timeval(millis: timeoutMillis)
         bufferevent_set_timeouts(upstream.bev, &timeout, nil)
     }
 
@@ -58,7 +58,7 @@ final class HTTP1Connection {
         var bytes = [UInt8](repeating: 0, count: count)
         if count > 0 { evbuffer_remove(input, &bytes, count) }
         guard exchange != nil else {
-            // A parked connection must stay silent (RFC 9112 §9.3.2 allows no unsolicited response).
+            // An idle connection must stay silent (RFC 9112 §9.3.2 allows no unsolicited response).
             return endIdle()
         }
         handle(reader.receive(bytes))

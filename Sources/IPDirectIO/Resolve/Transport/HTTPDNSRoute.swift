@@ -37,7 +37,7 @@ final class HTTPDNSRoute {
     /// HTTP/2 connections that stopped taking streams (GOAWAY) but still finish their open ones.
     private var draining: [HTTP2Connection] = []
     private var busy: [HTTP1Connection] = []
-    /// Most recently parked last.
+    /// Longest idle first.
     private var idle: [HTTP1Connection] = []
 
     init(address: SocketAddress, endpoint: HTTPDNSEndpoint, base: EventBase, tls: TLSClientContext?,
@@ -148,7 +148,7 @@ final class HTTPDNSRoute {
             } else {
                 negotiated = .http1
                 let connection = HTTP1Connection(upstream: upstream, route: self)
-                park(connection)
+                keepIdle(connection)
             }
             pump()
         }
@@ -164,11 +164,11 @@ final class HTTPDNSRoute {
         return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
     }
 
-    private func park(_ connection: HTTP1Connection) {
+    private func keepIdle(_ connection: HTTP1Connection) {
         if idle.count >= limits.maximumIdleHTTP1Connections {
             idle.removeFirst().close()
         }
-        connection.park(idleTimeoutMillis: limits.idleTimeoutMillis)
+        connection.waitIdle(timeoutMillis: limits.idleTimeoutMillis)
         idle.append(connection)
     }
 
@@ -181,7 +181,7 @@ final class HTTPDNSRoute {
                 busy.append(connection)
                 connection.start(waiting.removeFirst())
             } else {
-                park(connection)
+                keepIdle(connection)
             }
         }
         pump()
