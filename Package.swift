@@ -68,9 +68,15 @@ let package = Package(
             name: "IPDirectCoreTests",
             dependencies: ["IPDirectCore"]
         ),
+        // What the I/O tests share: a loop driver, loopback ports, scripted servers, a real nginx. Never shipped.
+        .target(
+            name: "IPDirectTesting",
+            dependencies: ["IPDirectIO", "CEvent"],
+            path: "Tests/IPDirectTesting"
+        ),
         .testTarget(
             name: "IPDirectIOTests",
-            dependencies: ["IPDirectIO", "IPDirectCore", "CEvent"]
+            dependencies: ["IPDirectIO", "IPDirectCore", "CEvent", "IPDirectTesting"]
         ),
     ]
 )

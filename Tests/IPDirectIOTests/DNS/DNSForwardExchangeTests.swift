@@ -2,6 +2,7 @@ import Glibc
 import IPDirectCore
 import Testing
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// A forwarded query on a real loop and loopback sockets: only the server it was sent to can answer it (the
 /// socket is connected), and only with the query's ID; the client's ID comes back in the answer.

@@ -3,6 +3,7 @@ import Glibc
 import IPDirectCore
 import Testing
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// The client session with its real worker loop, run on the test's thread: a nonblocking loopback client on
 /// one side, scripted origins on the other. Pooled upstream reuse, parking a kept-alive connection and waking

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import IPDirectCore
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// The connector's race (RFC 8305) against real loopback sockets: a port nobody listens on refuses at once, a
 /// listener whose backlog is full never answers a SYN (silent), a listening port connects.
@@ -33,7 +34,7 @@ import Testing
             let listener = try Listener(backlog: 0)
             for _ in 0..<2 {
                 let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-                var address = sockaddr_in(port: listener.port)
+                var address = Glibc.sockaddr_in(port: listener.port)
                 _ = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
                 }

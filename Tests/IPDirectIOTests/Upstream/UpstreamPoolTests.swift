@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import IPDirectCore
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// The pool of idle upstream connections, on socketpairs whose far end plays the origin: reuse by key and
 /// address, a connection the origin closed or wrote to while idle never handed out, the per-key limit, the

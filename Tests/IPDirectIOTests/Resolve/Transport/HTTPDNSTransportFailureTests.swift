@@ -1,6 +1,7 @@
 import Testing
 import IPDirectCore
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// The transport against scripted loopback servers: exact request bytes, chunked and malformed
 /// responses, silence (timeouts), refusals and connections the server drops while idle.

@@ -1,6 +1,7 @@
 import Testing
 import IPDirectCore
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// The transport against a real nginx on loopback: HTTP/2 by ALPN, HTTP/1.1 over TLS and plain.
 @Suite(.serialized, .enabled(if: NginxFixture.isAvailable, "nginx or the openssl CLI is not installed"))

@@ -1,6 +1,7 @@
 import IPDirectCore
 import Testing
 @testable import IPDirectIO
+import IPDirectTesting
 
 /// One event loop and one transport, with blocking helpers that run the loop until answers arrive.
 final class TransportHarness {

@@ -1,14 +1,14 @@
 import CEvent
-@testable import IPDirectIO
+import IPDirectIO
 
 /// Runs an event loop in a test until a condition holds, never longer than a limit.
-enum LoopDriver {
+package enum LoopDriver {
     /// Upper bound for any single wait in these tests; a hang fails the test instead of blocking it.
-    static let defaultLimitMillis = 10_000
+    package static let defaultLimitMillis = 10_000
 
     /// Runs `base` until `done()` is true or `limitMillis` passed; returns `done()`.
     @discardableResult
-    static func run(_ base: EventBase, limitMillis: Int = defaultLimitMillis, until done: () -> Bool) -> Bool {
+    package static func run(_ base: EventBase, limitMillis: Int = defaultLimitMillis, until done: () -> Bool) -> Bool {
         let deadline = Timer(base: base)
         var expired = false
         deadline.action = { expired = true }
@@ -21,7 +21,7 @@ enum LoopDriver {
     }
 
     /// Runs `base` for `millis`, letting pending I/O (closes, timers) happen.
-    static func run(_ base: EventBase, forMillis millis: Int) {
+    package static func run(_ base: EventBase, forMillis millis: Int) {
         run(base, limitMillis: millis) { false }
     }
 }

@@ -4,8 +4,8 @@ import Glibc
 /// A loopback TCP server for the cases nginx cannot be made to produce: it records each request it
 /// reads (head and Content-Length body) and answers with fixed bytes, or never answers at all.
 /// One thread per connection; every blocking call ends when `stop()` closes the sockets.
-final class ScriptedHTTPServer: @unchecked Sendable {
-    enum Behaviour: Sendable {
+package final class ScriptedHTTPServer: @unchecked Sendable {
+    package enum Behaviour: Sendable {
         /// Accept and read, never answer (for timeouts).
         case silent
         /// Answer every request on the connection with `response`; close after `closeAfterMillis` if set.
@@ -17,7 +17,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     /// Pending connections the kernel queues.
     private static let backlog: Int32 = 64
 
-    let port: UInt16
+    package let port: UInt16
     private let listener: Int32
     private let behaviour: Behaviour
     private let lock = NSLock()
@@ -25,7 +25,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     private var requests: [[UInt8]] = []
     private var stopped = false
 
-    init(_ behaviour: Behaviour) throws {
+    package init(_ behaviour: Behaviour) throws {
         self.behaviour = behaviour
         listener = try LoopbackPorts.bound(port: 0)
         port = try LoopbackPorts.localPort(listener)
@@ -36,11 +36,11 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Every request read so far, head and body, in arrival order.
-    var receivedRequests: [[UInt8]] { lock.withLock { requests } }
+    package var receivedRequests: [[UInt8]] { lock.withLock { requests } }
     /// Connections accepted so far.
-    var acceptedCount: Int { lock.withLock { connections.count } }
+    package var acceptedCount: Int { lock.withLock { connections.count } }
 
-    func stop() {
+    package func stop() {
         let open: [Int32] = lock.withLock {
             guard !stopped else { return [] }
             stopped = true

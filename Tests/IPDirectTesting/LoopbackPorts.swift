@@ -1,12 +1,12 @@
 import Glibc
 
 /// Loopback TCP helpers for fixtures: free ports and a readiness probe.
-enum LoopbackPorts {
+package enum LoopbackPorts {
     /// 127.0.0.1 in host byte order.
-    static let loopback: UInt32 = 0x7F00_0001
+    package static let loopback: UInt32 = 0x7F00_0001
 
     /// `count` distinct ports the kernel picked as free (bound to port 0, then released).
-    static func free(count: Int) throws -> [UInt16] {
+    package static func free(count: Int) throws -> [UInt16] {
         var sockets: [Int32] = []
         defer { sockets.forEach { _ = close($0) } }
         var ports: [UInt16] = []
@@ -19,7 +19,7 @@ enum LoopbackPorts {
     }
 
     /// A TCP socket bound to 127.0.0.1:`port`, not listening yet.
-    static func bound(port: UInt16) throws -> Int32 {
+    package static func bound(port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -35,7 +35,7 @@ enum LoopbackPorts {
         return fd
     }
 
-    static func localPort(_ fd: Int32) throws -> UInt16 {
+    package static func localPort(_ fd: Int32) throws -> UInt16 {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let status = withUnsafeMutablePointer(to: &address) {
@@ -46,7 +46,7 @@ enum LoopbackPorts {
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port` (a blocking loopback connect).
-    static func accepts(_ port: UInt16) -> Bool {
+    package static func accepts(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -59,7 +59,7 @@ enum LoopbackPorts {
 
 extension sockaddr_in {
     /// 127.0.0.1:`port`.
-    init(port: UInt16) {
+    package init(port: UInt16) {
         self.init()
         sin_family = sa_family_t(AF_INET)
         sin_port = port.bigEndian

@@ -11,32 +11,32 @@ import Foundation
 ///
 /// Locations on the first three: `/answer` says "answer connection=<nginx connection serial>
 /// protocol=<HTTP/x> method=<M>"; `/large` is a file of `largeBodySize` bytes; `/unavailable` answers 503.
-final class NginxFixture {
-    static let hostName = "doh.test"
+package final class NginxFixture {
+    package static let hostName = "doh.test"
     /// Larger than ProviderAnswerLimits.maximumBodySize (64 KiB).
-    static let largeBodySize = 80 * 1024
+    package static let largeBodySize = 80 * 1024
     /// Low, so that a burst of requests must queue for stream slots.
-    static let maxConcurrentStreams = 4
+    package static let maxConcurrentStreams = 4
     /// Requests nginx serves on a `limitedPort` connection before it ends it.
-    static let requestsPerLimitedConnection = 3
+    package static let requestsPerLimitedConnection = 3
     /// Port picking races with other processes now and then; retry a few times.
     private static let startAttempts = 3
     /// How long nginx may take to listen.
     private static let readyTimeoutSeconds = 5.0
 
-    let directory: URL
-    let certificatePath: String
-    private(set) var h2Port: UInt16 = 0
-    private(set) var tlsPort: UInt16 = 0
-    private(set) var plainPort: UInt16 = 0
-    private(set) var limitedPort: UInt16 = 0
+    package let directory: URL
+    package let certificatePath: String
+    package private(set) var h2Port: UInt16 = 0
+    package private(set) var tlsPort: UInt16 = 0
+    package private(set) var plainPort: UInt16 = 0
+    package private(set) var limitedPort: UInt16 = 0
     private var process: Process?
 
-    static var nginxPath: String? { executable("nginx", extraDirectories: ["/usr/sbin", "/sbin"]) }
-    static var opensslPath: String? { executable("openssl", extraDirectories: []) }
-    static var isAvailable: Bool { nginxPath != nil && opensslPath != nil }
+    package static var nginxPath: String? { executable("nginx", extraDirectories: ["/usr/sbin", "/sbin"]) }
+    package static var opensslPath: String? { executable("openssl", extraDirectories: []) }
+    package static var isAvailable: Bool { nginxPath != nil && opensslPath != nil }
 
-    init() throws {
+    package init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ipdirect-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
@@ -63,7 +63,7 @@ final class NginxFixture {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func stop() {
+    package func stop() {
         guard let process else { return }
         self.process = nil
         if process.isRunning {
@@ -72,7 +72,7 @@ final class NginxFixture {
         }
     }
 
-    var accessLog: String {
+    package var accessLog: String {
         (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
     }
 
@@ -160,7 +160,7 @@ final class NginxFixture {
         return nil
     }
 
-    static func runTool(_ path: String, _ arguments: [String]) throws {
+    package static func runTool(_ path: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -176,7 +176,7 @@ final class NginxFixture {
     }
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct FixtureError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
