@@ -128,10 +128,10 @@ public enum SessionAction: Equatable {
     /// The session's one timer; reported as `deadlinePassed`.
     case armTimer(millis: Int)
     case cancelTimer
-    /// Time from the request's last byte to the response's first, for the address ranking.
-    case recordFirstByte(micros: Int64)
-    /// A failure of the upstream address for this host only.
-    case recordHostFailure(reason: String)
+    /// Time from the request's last byte to the response's first, for the address ranking of `host`.
+    case recordFirstByte(micros: Int64, host: UpstreamHostKey)
+    /// A failure of the upstream address for `host` only.
+    case recordHostFailure(reason: String, host: UpstreamHostKey)
     /// The exchange is over: pool the upstream connection when `reusable`, else close it.
     case releaseUpstream(reusable: Bool)
     /// Cancels a lookup or connect in flight and closes the upstream connection, never pooled.

@@ -145,7 +145,7 @@ extension SessionMachine {
             case .awaitingHead(_, let bytesSeen):
                 var actions: [SessionAction] = []
                 if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
-                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte"))
+                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte", host: exchange.hostKey))
                 }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused is retried once
                 // on a fresh one when nothing of the request can have been consumed (RFC 9110 §9.2.2).

@@ -27,7 +27,7 @@ extension SessionMachine {
         var actions: [SessionAction] = []
         if exchange.firstByteWanted, let sent = exchange.requestSentMicros {
             exchange.firstByteWanted = false
-            actions.append(.recordFirstByte(micros: now - sent))
+            actions.append(.recordFirstByte(micros: now - sent, host: exchange.hostKey))
         }
         let address = forwarding.upstream.address
         if head.status == 101 {

@@ -13,10 +13,11 @@ extension ClientSession {
         bufferevent_enable(client, Int16(EV_READ))
         bufferevent_enable(upstream.bev, Int16(EV_READ))
         // Bytes that arrived early (a TLS ClientHello right behind CONNECT) go through at once.
+        // A tunnel leaves `tunneling` only by closing: a relay that ended it leaves nothing to do.
         relay(from: .client)
-        guard machine.phase == .tunneling else { return }
+        guard !isClosed else { return }
         relay(from: .upstream)
-        guard machine.phase == .tunneling else { return }
+        guard !isClosed else { return }
         perform(machine.tunnelStartRelayed(levels))
     }
 

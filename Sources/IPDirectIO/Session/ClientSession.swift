@@ -207,11 +207,11 @@ final class ClientSession {
             var delay = timeval(millis: millis)
             event_add(wakeup, &delay)
         case .cancelTimer: event_del(wakeup)
-        case .recordFirstByte(let micros):
-            guard let upstream, let host = machine.state.exchange?.hostKey else { return }
+        case .recordFirstByte(let micros, let host):
+            guard let upstream else { return }
             worker.health.recordFirstByte(upstream.address, for: host, micros: micros)
-        case .recordHostFailure(let reason):
-            guard let upstream, let host = machine.state.exchange?.hostKey else { return }
+        case .recordHostFailure(let reason, let host):
+            guard let upstream else { return }
             worker.health.hostFailed(upstream.address, for: host, reason: reason)
         case .releaseUpstream(let reusable): releaseUpstream(reusable: reusable)
         case .abandonUpstream: abandonUpstreamWork()

@@ -180,7 +180,8 @@ import Testing
     @Test func aFreshConnectionDroppedBeforeAnyByteCountsAgainstTheAddressForThisHost() {
         var script = SessionScript()
         let actions = script.all(SessionScript.sentGet + [.upstreamEnded(.error, "connection reset")])
-        #expect(actions.contains(.recordHostFailure(reason: "connection reset before any response byte")))
+        #expect(actions.contains(.recordHostFailure(reason: "connection reset before any response byte",
+                                                         host: UpstreamHostKey(host: "a.test", port: 80))))
         #expect(actions.sentText.contains("203.0.113.7:80 connection reset before sending a complete response head"))
     }
 
@@ -228,7 +229,7 @@ import Testing
         var several = SessionScript()
         let ranked = several.run([.start, .head(Heads.get()), .resolved(["203.0.113.7", "203.0.113.8"]), .ready(),
                                   .requestPumped(.complete, moved: 0), .wait(millis: 7), .responseHead(Heads.ok())])
-        #expect(ranked[6].first == .recordFirstByte(micros: 7000))
+        #expect(ranked[6].first == .recordFirstByte(micros: 7000, host: UpstreamHostKey(host: "a.test", port: 80)))
         var single = SessionScript()
         let unranked = single.all(SessionScript.sentGet + [.wait(millis: 7), .responseHead(Heads.ok())])
         #expect(!unranked.contains { if case .recordFirstByte = $0 { return true } else { return false } })
