@@ -51,10 +51,10 @@ public struct DNSAnswerTemplateTable: Sendable {
     }
 
     /// Writes the answer to `query` into `output` when a template holds it at `now` under `stamp`; returns
-    /// its size and its source. A template of the same key that no longer holds is dropped.
+    /// its size and the template (for the query log). A template of the same key that no longer holds is dropped.
     public mutating func answer(_ query: DNSTemplateQuery, _ queryBytes: UnsafeRawBufferPointer, now: Int64,
                                 stamp: DNSAnswerStamp, udpPayload: Int,
-                                into output: UnsafeMutableRawBufferPointer) -> (size: Int, source: String)? {
+                                into output: UnsafeMutableRawBufferPointer) -> (size: Int, template: DNSAnswerTemplate)? {
         guard !keys.isEmpty, let slot = slots(of: query.key).first(where: { keys[$0] == query.key }) else { return nil }
         guard let template = templates[slot], template.answersAt(now, stamp: stamp) else {
             keys[slot] = nil
@@ -67,7 +67,7 @@ public struct DNSAnswerTemplateTable: Sendable {
         }
         uses &+= 1
         lastUse[slot] = uses
-        return (size, template.source)
+        return (size, template)
     }
 
     public mutating func keep(_ template: DNSAnswerTemplate, now: Int64) {

@@ -33,7 +33,7 @@ final class DNSAnswerTemplateStore: Sendable {
     }
 
     func answer(_ query: DNSTemplateQuery, _ queryBytes: UnsafeRawBufferPointer, now: Int64, stamp: DNSAnswerStamp,
-                udpPayload: Int, into output: UnsafeMutableRawBufferPointer) -> (size: Int, source: String)? {
+                udpPayload: Int, into output: UnsafeMutableRawBufferPointer) -> (size: Int, template: DNSAnswerTemplate)? {
         stripe(for: query.key).table.withLock { table in
             table.answer(query, queryBytes, now: now, stamp: stamp, udpPayload: udpPayload, into: output)
         }

@@ -48,28 +48,18 @@ final class DNSResponder {
         let settings = worker.config.dns
         let now = MonotonicClock.nowMicros()
         let limit = transport == .udp ? min(query.udpLimit(serverLimit: settings.udpPayloadSize), output.count) : output.count
-        guard let (size, source) = store.answer(query, bytes, now: now, stamp: templateStamp, udpPayload: settings.udpPayloadSize,
+        guard let (size, template) = store.answer(query, bytes, now: now, stamp: templateStamp, udpPayload: settings.udpPayloadSize,
                                                 into: UnsafeMutableRawBufferPointer(rebasing: output[..<limit])),
               worker.connectionSettings.clients.permits(client.ip.unmapped) else { return nil }
         worker.metrics.update { $0.dns.countAddressAnswer(tcp: transport == .tcp, ipv6: query.type == DNSType.aaaa) }
         if worker.queryLog.isOn || Logger.writes(settings.queryLogLevel) {
-            let addresses = Self.addresses(inTemplateAnswer: UnsafeRawBufferPointer(rebasing: output[..<size]), query: query)
+            let addresses = template.addresses
             let name = query.hostName(bytes)
-            worker.queryLog.recordTemplateAnswer(name: name, type: query.type, source: source, addresses: addresses,
+            worker.queryLog.recordTemplateAnswer(name: name, type: query.type, source: template.source, addresses: addresses,
                                                  client: client, startedMicros: now)
-            Logger.log(settings.queryLogLevel, "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name + ".")) type=\(DNSType.name(query.type)) rcode=NOERROR answers=\(addresses.count) elapsed_us=\(MonotonicClock.nowMicros() - now) note=\(LogQuote.quoted("source=\(source)"))")
+            Logger.log(settings.queryLogLevel, "event=dns_query client=\(client) transport=\(transport) name=\(LogQuote.token(name + ".")) type=\(DNSType.name(query.type)) rcode=NOERROR answers=\(addresses.count) elapsed_us=\(MonotonicClock.nowMicros() - now) note=\(LogQuote.quoted("source=\(template.source)"))")
         }
         return size
-    }
-
-    /// The addresses of an answer a template wrote: a record of fixed size per address after the question.
-    private static func addresses(inTemplateAnswer answer: UnsafeRawBufferPointer, query: DNSTemplateQuery) -> [IPAddress] {
-        let dataLength = DNSAnswerTemplate.dataLength(forType: query.type)
-        let recordHeaderSize = 12
-        return (0..<Int(answer[7])).compactMap { index in
-            let data = query.questionEnd + index * (recordHeaderSize + dataLength) + recordHeaderSize
-            return IPAddress(bytes: Array(answer[data..<(data + dataLength)]))
-        }
     }
 
     /// Keeps the answer just sent as a template when a repeat of the query would get the same octets:

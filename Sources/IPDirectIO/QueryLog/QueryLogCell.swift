@@ -33,26 +33,27 @@ final class QueryLogCell: Sendable {
     func recordListenerQuery(_ response: DNSResponseMessage, client: SocketAddress, source: String, detail: String?,
                              startedMicros: Int64) {
         guard isOn else { return }
-        let now = MonotonicClock.nowMicros()
         let addresses = response.answers.compactMap { record -> IPAddress? in
             record.type == DNSType.a || record.type == DNSType.aaaa ? IPAddress(bytes: record.data) : nil
         }
-        append(QueryLogEntry(origin: .dns, monotonicMicros: now, unixMillis: MonotonicClock.wallMillis(), client: client,
-                             name: response.question?.name.hostName ?? "-",
-                             type: DNSType.name(response.question?.type ?? 0), source: source,
-                             outcome: response.rcode.description, detail: detail, addresses: addresses,
-                             elapsedMicros: now - startedMicros))
+        recordDNS(name: response.question?.name.hostName ?? "-", type: response.question?.type ?? 0, source: source,
+                  rcode: response.rcode, detail: detail, addresses: addresses, client: client, startedMicros: startedMicros)
     }
 
     /// A query the DNS listener answered from an answer template.
     func recordTemplateAnswer(name: String, type: UInt16, source: String, addresses: [IPAddress], client: SocketAddress,
                               startedMicros: Int64) {
         guard isOn else { return }
+        recordDNS(name: name, type: type, source: source, rcode: .noError, detail: nil, addresses: addresses,
+                  client: client, startedMicros: startedMicros)
+    }
+
+    private func recordDNS(name: String, type: UInt16, source: String, rcode: DNSExtendedResponseCode, detail: String?,
+                           addresses: [IPAddress], client: SocketAddress, startedMicros: Int64) {
         let now = MonotonicClock.nowMicros()
         append(QueryLogEntry(origin: .dns, monotonicMicros: now, unixMillis: MonotonicClock.wallMillis(), client: client,
-                             name: name, type: DNSType.name(type), source: source,
-                             outcome: DNSExtendedResponseCode.noError.description, addresses: addresses,
-                             elapsedMicros: now - startedMicros))
+                             name: name, type: DNSType.name(type), source: source, outcome: rcode.description,
+                             detail: detail, addresses: addresses, elapsedMicros: now - startedMicros))
     }
 
     private func append(_ entry: QueryLogEntry) {

@@ -118,11 +118,13 @@ struct HTTP1ResponseReader {
 
     /// Moves chunk data into `body` and lets the scanner consume the framing around it.
     private mutating func advanceChunked(atEnd: Bool, response: ([UInt8]) -> HTTPDNSResponse, keepAlive: Bool) -> Progress {
-        var collected = body
+        // Taken out while the walk appends to it, so that appending never copies what was collected so far.
+        var collected: [UInt8] = []
+        swap(&collected, &body)
         let (walked, end) = buffer.withUnsafeBytes { bytes in
             chunked.walk(bytes) { range in collected += bytes[range] }
         }
-        body = collected
+        swap(&collected, &body)
         buffer.removeFirst(walked)
         bodyBytesSeen += walked
         if body.count > bodyLimit { return finish(.failed(.bodyTooLarge(limit: bodyLimit))) }
