@@ -103,8 +103,11 @@ public enum SessionAction: Equatable {
     /// side is the splice's until it ends; progress is reported as `requestBodyPumped` or
     /// `responseBodyPumped`, a FIN or failure as `upstreamClosed` or `clientClosed`.
     case spliceBody(from: SessionSide, limit: UInt64?)
-    /// Parses the next request head (or SOCKS message) buffered from the client.
+    /// Reads what the client sent next: a request head, or a SOCKS message, whichever
+    /// `bytesArrived(from: .client)` names.
     case readNextRequest
+    /// Parses the next SOCKS message buffered from the client.
+    case readSOCKSMessage
     /// Frees the client's buffers (nothing is in them) and everything of the session but the machine, and
     /// watches the socket alone, firing after `idleMillis` unless bytes or a FIN come first (reported as
     /// `clientReadable` or `clientClosed`, or `deadlinePassed`). Always the last action of its list.
@@ -115,6 +118,8 @@ public enum SessionAction: Equatable {
     case shutWrite(SessionSide)
     /// Reports `outputDrained(.client)` once the client's output is empty (at once when it is).
     case flushClient
+    /// Reports as `unreadClientInputCounted` how many bytes the kernel holds unread from the client.
+    case countUnreadClientInput
     /// Drops what the client sent and sends: nothing more of it will be read.
     case discardClientInput
     /// Relays what is buffered both ways, each relay reported as `tunnelRelayed`, then reports

@@ -198,10 +198,21 @@ extension SessionMachine {
             actions += settleHalfClose(levels)
             return actions
         case (.flushing, .client):
-            return levels.clientOutput == 0 ? linger(levels) : []
+            // Whether to linger depends on what the kernel still holds unread, counted only now.
+            return levels.clientOutput == 0 ? [.countUnreadClientInput] : []
         default:
             return []
         }
+    }
+
+    /// The closing client's answer is out and `unread` bytes it sent wait in the kernel: the connection
+    /// closes without lingering only when the client left nothing unread anywhere (a reset for unread
+    /// bytes could destroy the answer in flight).
+    public mutating func unreadClientInputCounted(_ unread: Int, _ levels: BufferLevels) -> [SessionAction] {
+        guard state == .flushing, levels.clientOutput == 0 else { return [] }
+        var levels = levels
+        levels.clientInput += unread
+        return linger(levels)
     }
 
     /// The session's timer fired.

@@ -45,12 +45,12 @@ public struct SessionMachine {
         return .complete
     }
 
-    /// The response body still to relay.
-    public var responseBody: BodyProgress {
+    /// The response body still to relay; nil until the final response head went to the client.
+    public var responseBody: BodyProgress? {
         if case .forwarding(_, let forwarding) = state, case .streamingBody(let body, _, _) = forwarding.response {
             return body
         }
-        return .complete
+        return nil
     }
 
     /// A keep-alive connection waiting for its next request with nothing received or still to send:
@@ -97,7 +97,8 @@ public struct SessionMachine {
     /// read, and a list would be an allocation each time.
     public func bytesArrived(from side: SessionSide) -> SessionAction? {
         switch (side, state.phase) {
-        case (.client, .readingHead), (.client, .socksNegotiation): return .readNextRequest
+        case (.client, .readingHead): return .readNextRequest
+        case (.client, .socksNegotiation): return .readSOCKSMessage
         case (.client, .awaitingResponse), (.client, .streamingResponse): return .pumpRequestBody
         case (_, .tunneling): return .relay(from: side)
         case (.client, .flushing), (.client, .lingering): return .discardClientInput
@@ -294,8 +295,9 @@ public struct SessionMachine {
     }
 
     /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
-    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction] {
-        guard case .connecting(let exchange, let lookupFailure) = state else { return [] }
+    /// Nil when the session no longer waits for one: the driver closes it.
+    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction]? {
+        guard case .connecting(let exchange, let lookupFailure) = state else { return nil }
         exchange.upstreamAddress = link.address
         switch arrival {
         case .pooled(let rank):

@@ -19,8 +19,7 @@ extension ClientSession {
 
     /// Moves response body bytes to the client (after the response head, when it is still to go).
     func pumpResponseBody() {
-        guard let upstream, machine.phase == .streamingResponse else { return }
-        var progress = machine.responseBody
+        guard let upstream, var progress = machine.responseBody else { return }
         let moved = pump(&progress, from: upstream.input, to: client, after: &pendingClientHead)
         if !pendingClientHead.isEmpty {
             ByteTransfer.send(pendingClientHead, to: client)

@@ -45,7 +45,7 @@ extension ClientSession {
                 perform(machine.requestBodyPumped(machine.requestBody.afterPassing(UInt64(moved)), moved: UInt64(moved),
                                                   failure: nil, levels, now: now))
             } else {
-                perform(machine.responseBodyPumped(machine.responseBody.afterPassing(UInt64(moved)), moved: UInt64(moved),
+                perform(machine.responseBodyPumped((machine.responseBody ?? .complete).afterPassing(UInt64(moved)), moved: UInt64(moved),
                                                    failure: nil, levels, now: now))
             }
         }

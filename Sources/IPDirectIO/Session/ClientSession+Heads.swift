@@ -13,49 +13,62 @@ extension ClientSession {
         parsingInput = true
         defer { parsingInput = false }
         while !isClosed {
-            let phase = machine.phase
-            if phase == .socksNegotiation {
+            switch machine.bytesArrived(from: .client) {
+            case .readSOCKSMessage?:
                 guard readSOCKSInput() else { return }
-                continue
-            }
-            guard phase == .readingHead else { return }
-            // Answers the proxy makes itself must not pile up behind a client that does not read them.
-            if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
-                bufferevent_disable(client, Int16(EV_READ))
+            case .readNextRequest?:
+                guard readRequestHead() else { return }
+            default:
                 return
             }
-            let length = evbuffer_get_length(clientInput)
-            let now = MonotonicClock.nowMicros()
-            guard length > 0 else { return perform(machine.headIncomplete(levels, now: now)) }
-            if machine.mayStartSOCKS, let first = evbuffer_pullup(clientInput, 1)?.pointee, SessionMachine.isSOCKSVersion(first) {
-                perform(machine.socksStarted(version: first, now: now))
-                continue
-            }
-            perform(machine.requestBegan(now: now))
-            let peek = min(length, maxHeaderBytes + 1)
-            guard hasNewLine(within: peek) || peek > maxHeaderBytes else {
-                return perform(machine.headIncomplete(levels, now: now))
-            }
-            guard let start = evbuffer_pullup(clientInput, peek) else { return }
-            switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits) {
-            case .incomplete:
-                headBytesWithoutNewline = peek
-                return perform(machine.headIncomplete(levels, now: now))
-            case .invalid(let failure):
-                perform(machine.headInvalid(failure, levels, now: now))
-            case .complete(let head):
-                headBytesWithoutNewline = 0
-                let bodyFailure = invalidBufferedChunkedBody(of: head)
-                // Checking the body may have moved the buffer: the head is taken where it lies now.
-                guard let headStart = evbuffer_pullup(clientInput, head.headLength) else { return }
-                var after = levels
-                after.clientInput -= head.headLength
-                let actions = machine.headReceived(head, in: UnsafeRawBufferPointer(start: headStart, count: head.headLength),
-                                                   bufferedBodyFailure: bodyFailure, after, now: now)
-                evbuffer_drain(clientInput, head.headLength)
-                perform(actions)
-            }
         }
+    }
+
+    /// Hands the next buffered request head (or the first byte of a SOCKS greeting) to the machine;
+    /// false when nothing more can be read now.
+    private func readRequestHead() -> Bool {
+        // Answers the proxy makes itself must not pile up behind a client that does not read them.
+        if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
+            bufferevent_disable(client, Int16(EV_READ))
+            return false
+        }
+        let length = evbuffer_get_length(clientInput)
+        let now = MonotonicClock.nowMicros()
+        guard length > 0 else {
+            perform(machine.headIncomplete(levels, now: now))
+            return false
+        }
+        if machine.mayStartSOCKS, let first = evbuffer_pullup(clientInput, 1)?.pointee, SessionMachine.isSOCKSVersion(first) {
+            perform(machine.socksStarted(version: first, now: now))
+            return true
+        }
+        perform(machine.requestBegan(now: now))
+        let peek = min(length, maxHeaderBytes + 1)
+        guard hasNewLine(within: peek) || peek > maxHeaderBytes else {
+            perform(machine.headIncomplete(levels, now: now))
+            return false
+        }
+        guard let start = evbuffer_pullup(clientInput, peek) else { return false }
+        switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits) {
+        case .incomplete:
+            headBytesWithoutNewline = peek
+            perform(machine.headIncomplete(levels, now: now))
+            return false
+        case .invalid(let failure):
+            perform(machine.headInvalid(failure, levels, now: now))
+        case .complete(let head):
+            headBytesWithoutNewline = 0
+            let bodyFailure = invalidBufferedChunkedBody(of: head)
+            // Checking the body may have moved the buffer: the head is taken where it lies now.
+            guard let headStart = evbuffer_pullup(clientInput, head.headLength) else { return false }
+            var after = levels
+            after.clientInput -= head.headLength
+            let actions = machine.headReceived(head, in: UnsafeRawBufferPointer(start: headStart, count: head.headLength),
+                                               bufferedBodyFailure: bodyFailure, after, now: now)
+            evbuffer_drain(clientInput, head.headLength)
+            perform(actions)
+        }
+        return true
     }
 
     private func hasNewLine(within count: Int) -> Bool {
@@ -83,7 +96,7 @@ extension ClientSession {
 
     /// Reads interim and final response heads from the upstream and hands them to the machine.
     func parseResponseHeads() {
-        while machine.phase == .awaitingResponse, !isClosed, let upstream {
+        while !isClosed, let upstream, case .readResponseHead? = machine.bytesArrived(from: .upstream) {
             let input = upstream.input
             let length = evbuffer_get_length(input)
             guard length > 0 else { return }

@@ -65,15 +65,17 @@ extension ClientSession {
 
     /// Takes ownership of an upstream connection and hands it to the machine.
     private func attach(_ connection: UpstreamConnection, _ arrival: UpstreamArrival) {
-        guard machine.phase == .connecting else { return connection.close() }
+        let link = UpstreamLink(address: connection.addressText, reused: connection.reused, isTLS: connection.isTLS)
+        guard let actions = machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()) else {
+            return connection.close()
+        }
         upstream = connection
         bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
                           BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
         configureFlow(connection.bev)
         bufferevent_set_timeouts(connection.bev, nil, nil)
         bufferevent_enable(connection.bev, Int16(EV_READ))
-        let link = UpstreamLink(address: connection.addressText, reused: connection.reused, isTLS: connection.isTLS)
-        perform(machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()))
+        perform(actions)
     }
 
     /// The exchange is over: return a clean connection to the pool, close any other.

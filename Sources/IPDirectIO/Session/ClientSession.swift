@@ -123,16 +123,7 @@ final class ClientSession {
     }
 
     func didDrain(_ bev: OpaquePointer) {
-        perform(machine.outputDrained(bev == client ? .client : .upstream, bev == client ? closingLevels : levels))
-    }
-
-    /// `levels`, counting as client input what the kernel holds unread from a closing client too: the
-    /// machine closes without lingering only when the client left nothing unread anywhere (a reset
-    /// for unread bytes could destroy the answer in flight).
-    private var closingLevels: BufferLevels {
-        var levels = self.levels
-        if machine.phase == .flushing { levels.clientInput += Int(ipd_unread_bytes(bufferevent_getfd(client))) }
-        return levels
+        perform(machine.outputDrained(bev == client ? .client : .upstream, levels))
     }
 
     func didReceive(_ bev: OpaquePointer, events: Int16) {
@@ -184,7 +175,7 @@ final class ClientSession {
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
         case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
-        case .readNextRequest: parseClientInput()
+        case .readNextRequest, .readSOCKSMessage: parseClientInput()
         case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
         case .pauseReading(let side):
             if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
@@ -194,7 +185,9 @@ final class ClientSession {
             if let bev = bufferevent(side) { shutdown(bufferevent_getfd(bev), Int32(SHUT_WR)) }
         case .flushClient:
             bufferevent_setwatermark(client, Int16(EV_WRITE), 0, 0)
-            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, closingLevels)) }
+            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, levels)) }
+        case .countUnreadClientInput:
+            perform(machine.unreadClientInputCounted(Int(ipd_unread_bytes(bufferevent_getfd(client))), levels))
         case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
         case .startTunnel: startTunnel()
         case .spliceTunnel: spliceTunnel()

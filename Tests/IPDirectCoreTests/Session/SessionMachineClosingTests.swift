@@ -42,11 +42,12 @@ import Testing
     @Test func aClosingConnectionFlushesThenShutsItsWriteSideAndLingers() {
         var script = SessionScript()
         let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client),
-                                  .wait(millis: SessionRules.lingerMillis), .timer])
+                                  .unreadCounted(0), .wait(millis: SessionRules.lingerMillis), .timer])
         #expect(Array(actions[1].suffix(2)) == [.cancelTimer, .flushClient])
-        #expect(actions[2] == [.shutWrite(.client), .discardClientInput, .resumeReading(.client),
+        #expect(actions[2] == [.countUnreadClientInput])
+        #expect(actions[3] == [.shutWrite(.client), .discardClientInput, .resumeReading(.client),
                                .armTimer(millis: SessionRules.lingerMillis)])
-        #expect(actions[4] == [.close])
+        #expect(actions[5] == [.close])
     }
 
     static let closingGet: [SessionScript.Event] = [
@@ -56,44 +57,61 @@ import Testing
 
     @Test func aClientThatAskedToCloseIsClosedAtOnceWhenItsAnswerIsOut() {
         var script = SessionScript()
-        let actions = script.run(Self.closingGet + [.drained(.client)])
+        let actions = script.run(Self.closingGet + [.drained(.client), .unreadCounted(0)])
         #expect(actions[6].last == .flushClient)
-        #expect(actions[7] == [.close])
+        #expect(actions[7] == [.countUnreadClientInput])
+        #expect(actions[8] == [.close])
     }
 
     @Test func aClientThatAskedToCloseButSentMoreIsLingeredFor() {
         var script = SessionScript()
-        let actions = script.run(Self.closingGet + [.buffers(BufferLevels(clientInput: 20)), .drained(.client)])
+        let actions = script.run(Self.closingGet + [.buffers(BufferLevels(clientInput: 20)), .drained(.client), .unreadCounted(0)])
+        #expect(actions[9].first == .shutWrite(.client))
+    }
+
+    @Test func aClientThatAskedToCloseWithBytesUnreadInTheKernelIsLingeredFor() {
+        var script = SessionScript()
+        let actions = script.run(Self.closingGet + [.drained(.client), .unreadCounted(20)])
         #expect(actions[8].first == .shutWrite(.client))
+    }
+
+    @Test func unreadBytesAreCountedOnlyOnceTheAnswerIsOut() {
+        var script = SessionScript()
+        let actions = script.run(Self.closingGet + [.buffers(BufferLevels(clientOutput: 512)), .drained(.client),
+                                                    .unreadCounted(0)])
+        #expect(actions[8] == [])
+        #expect(actions[9] == [])
+        #expect(script.machine.phase == .flushing)
     }
 
     @Test func anErrorAnswerToAClientThatAskedToCloseClosesAtOnce() {
         var script = SessionScript()
         let failure = ProxyError(status: 502, kind: .connectionRefused, details: "refused")
         let actions = script.run([.start, .head(Heads.get(fields: "Connection: close\r\n")), .resolved(["203.0.113.7"]),
-                                  .connectFailed(failure, attempts: 1), .drained(.client)])
-        #expect(actions[4] == [.close])
+                                  .connectFailed(failure, attempts: 1), .drained(.client), .unreadCounted(0)])
+        #expect(actions[5] == [.close])
     }
 
     @Test func aKeptAliveClientClosedByTheProxyIsLingeredFor() {
         var script = SessionScript(draining: true)
         let actions = script.run([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .ready(),
                                   .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
-                                  .responsePumped(.complete, moved: 5), .drained(.client)])
-        #expect(actions[7].first == .shutWrite(.client))
+                                  .responsePumped(.complete, moved: 5), .drained(.client), .unreadCounted(0)])
+        #expect(actions[8].first == .shutWrite(.client))
     }
 
     @Test func theClientsFINEndsTheLingerEarly() {
         var script = SessionScript()
-        let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client), .clientFIN])
-        #expect(actions[3] == [.close])
+        let actions = script.run([.start, .invalidHead(HTTPParseError(status: 400, reason: "bad")), .drained(.client),
+                                  .unreadCounted(0), .clientFIN])
+        #expect(actions[4] == [.close])
     }
 
     @Test func aClientThatClosedFirstIsNotLingeredFor() {
         var script = SessionScript()
-        let actions = script.run([.start, .clientFIN, .drained(.client)])
+        let actions = script.run([.start, .clientFIN, .drained(.client), .unreadCounted(0)])
         #expect(actions[1] == [.cancelTimer, .flushClient])
-        #expect(actions[2] == [.close])
+        #expect(actions[3] == [.close])
     }
 
     @Test func anAnswerStillQueuedIsNotCutByLingering() {

@@ -13,6 +13,7 @@ import Testing
     @Test func eachStateSaysWhatArrivingBytesAreFor() {
         let table: [(String, [SessionScript.Event], SessionPhase, SessionAction?, SessionAction?)] = [
             ("waiting for a head", [.start], .readingHead, .readNextRequest, nil),
+            ("a SOCKS negotiation", [.start, .socksVersion(5)], .socksNegotiation, .readSOCKSMessage, nil),
             ("a request on its way", SessionScript.sentGet, .awaitingResponse, .pumpRequestBody, .readResponseHead),
             ("a response streaming", SessionScript.sentGet + [.responseHead(Heads.ok(length: 10))], .streamingResponse,
              .pumpRequestBody, .pumpResponseBody),

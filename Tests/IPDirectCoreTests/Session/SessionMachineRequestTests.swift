@@ -24,6 +24,18 @@ import Testing
         #expect(script.machine.phase == .connecting)
     }
 
+    @Test func anUpstreamConnectionArrivingWhenNoneIsAwaitedIsTurnedAway() {
+        var script = SessionScript()
+        let link = UpstreamLink(address: SessionScript.address, reused: false, isTLS: false)
+        _ = script.run([.start, .head(Heads.get())])
+        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == nil)
+        #expect(script.machine.phase == .resolving)
+        _ = script.run([.resolved(["203.0.113.7"])])
+        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) != nil)
+        #expect(script.machine.phase == .awaitingResponse)
+        #expect(script.machine.upstreamReady(link, .pooled(rank: nil), now: 0) == nil)
+    }
+
     @Test func aConnectRequestNeverTakesAPooledConnection() {
         var script = SessionScript()
         let actions = script.run([.start, .head(Heads.connect), .resolved(["203.0.113.7"])])

@@ -32,6 +32,8 @@ struct SessionScript {
         case clientError(String)
         case upstreamEnded(UpstreamEnd, String = "closed")
         case drained(SessionSide)
+        /// The driver's answer to `countUnreadClientInput`: bytes the kernel holds unread from the client.
+        case unreadCounted(Int)
         case relayed(SessionSide, Int)
         case startRelayed
         /// The kernel relay moved bytes one way; `closed`: that way's source sent its FIN.
@@ -94,9 +96,10 @@ struct SessionScript {
             return machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
         case .ready(let reused, let tls, let attempts):
             let link = UpstreamLink(address: Self.address, reused: reused, isTLS: tls)
-            return machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now)
+            return machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now) ?? []
         case .pooled:
-            return machine.upstreamReady(UpstreamLink(address: Self.address, reused: true, isTLS: false), .pooled(rank: nil), now: now)
+            let link = UpstreamLink(address: Self.address, reused: true, isTLS: false)
+            return machine.upstreamReady(link, .pooled(rank: nil), now: now) ?? []
         case .connectFailed(let error, let attempts): return machine.connectFailed(error, attempts: attempts, levels, now: now)
         case .noPooledConnection: return machine.noPooledConnection(levels, now: now)
         case .requestPumped(let progress, let moved):
@@ -109,12 +112,13 @@ struct SessionScript {
         case .responsePumped(let progress, let moved):
             return machine.responseBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
         case .responseBroken(let failure):
-            return machine.responseBodyPumped(machine.responseBody, moved: 0, failure: failure, levels, now: now)
+            return machine.responseBodyPumped(machine.responseBody ?? .complete, moved: 0, failure: failure, levels, now: now)
         case .clientFIN: return machine.clientClosed(clean: true, reason: "closed", levels)
         case .readable: return machine.clientReadable(now: now)
         case .clientError(let reason): return machine.clientClosed(clean: false, reason: reason, levels)
         case .upstreamEnded(let end, let reason): return machine.upstreamClosed(end, reason: reason, levels, now: now)
         case .drained(let side): return machine.outputDrained(side, levels)
+        case .unreadCounted(let unread): return machine.unreadClientInputCounted(unread, levels)
         case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
         case .startRelayed: return machine.tunnelStartRelayed(levels)
         case .spliced(let direction, let moved, let closed):
