@@ -38,52 +38,52 @@ enum ChunkedInvariants {
         }
     }
 
-    /// The proxy's loop: chunk data is passed blindly, control bytes as consumed, the rest stays buffered.
+    /// The proxy's body pump: each piece that arrives is a buffer segment; framing is read in the first
+    /// segment and made contiguous only when it runs past it; what a step decides passes on, the rest stays
+    /// buffered.
     static func relay(_ input: UnsafeRawBufferPointer, scanner: ChunkedBodyScanner, pieceSize: (Int) -> Int)
         -> Outcome
     {
         var scanner = scanner
+        var segmentEnds: [Int] = []
+        var segment = 0
         var arrived = 0
         var forwarded = 0
-        var pieces = 0
         while true {
             var needsInput = false
             while !needsInput {
                 FuzzCheck.require(forwarded <= arrived, "forwarded \(forwarded) of \(arrived) arrived bytes")
-                switch scanner.step {
-                case .passData(let allowed):
-                    FuzzCheck.require(allowed > 0, "passData(0)")
-                    let available = UInt64(arrived - forwarded)
-                    if available == 0 {
-                        needsInput = true
-                    } else {
-                        let count = min(allowed, available)
-                        scanner.didPassData(count)
-                        forwarded += Int(count)
+                let pending = arrived - forwarded
+                while segment < segmentEnds.count, segmentEnds[segment] <= forwarded { segment += 1 }
+                let segmentEnd = segment < segmentEnds.count ? segmentEnds[segment] : arrived
+                var advance = FuzzCheck.withExactCopy(UnsafeRawBufferPointer(rebasing: input[forwarded..<segmentEnd])) {
+                    scanner.advance(front: $0, buffered: pending)
+                }
+                if advance == .needContiguous {
+                    FuzzCheck.require(segmentEnd < arrived, "needContiguous with every buffered byte in front")
+                    advance = FuzzCheck.withExactCopy(UnsafeRawBufferPointer(rebasing: input[forwarded..<arrived])) {
+                        scanner.advance(front: $0, buffered: pending)
                     }
-                case .needControl:
-                    let pending = arrived - forwarded
-                    let result = FuzzCheck.withExactCopy(UnsafeRawBufferPointer(rebasing: input[forwarded..<arrived])) {
-                        scanner.scanControl($0)
-                    }
-                    switch result {
-                    case .consumed(let count):
-                        FuzzCheck.require(count > 0 && count <= pending, "consumed \(count) of \(pending)")
-                        forwarded += count
-                    case .finished(let count):
-                        FuzzCheck.require(count >= 0 && count <= pending, "finished \(count) of \(pending)")
-                        FuzzCheck.require(scanner.isFinished, "finished but not isFinished")
-                        return .finished(forwarded + count)
-                    case .incomplete:
-                        needsInput = true
-                    case .invalid(let error):
-                        return .invalid(error)
-                    }
+                }
+                switch advance {
+                case .data(let count), .framing(let count):
+                    FuzzCheck.require(count > 0 && count <= pending, "passed \(count) of \(pending)")
+                    forwarded += count
+                case .finished(let count):
+                    FuzzCheck.require(count >= 0 && count <= pending, "finished \(count) of \(pending)")
+                    FuzzCheck.require(scanner.isFinished, "finished but not isFinished")
+                    return .finished(forwarded + count)
+                case .needMore:
+                    needsInput = true
+                case .needContiguous:
+                    FuzzCheck.require(false, "needContiguous with the buffered bytes contiguous")
+                case .invalid(let error):
+                    return .invalid(error)
                 }
             }
             guard arrived < input.count else { return .starved(forwarded) }
-            arrived = min(input.count, arrived + max(1, pieceSize(pieces)))
-            pieces += 1
+            arrived = min(input.count, arrived + max(1, pieceSize(segmentEnds.count)))
+            segmentEnds.append(arrived)
         }
     }
 

@@ -29,25 +29,21 @@ extension ClientSession {
                                            now: MonotonicClock.nowMicros()))
     }
 
-    /// Scans the chunk-size line, chunk end or trailers at the front of `source` where the bytes lie, in
-    /// the buffer's first segment; only an element split across segments is first made contiguous (a copy
-    /// of at most `controlPeekBytes`).
-    private static func scanControl(_ scanner: inout ChunkedBodyScanner, in source: OpaquePointer,
-                                    available: Int) -> ChunkedBodyScanner.ControlResult? {
+    /// One step of the chunk walk over `source`: framing is read where the bytes lie, in the buffer's first
+    /// segment; only an element split across segments is first made contiguous (a copy of at most
+    /// `controlPeekBytes`).
+    private static func advance(_ scanner: inout ChunkedBodyScanner, over source: OpaquePointer,
+                                buffered: Int) -> ChunkedBodyScanner.Advance {
+        var front = UnsafeRawBufferPointer(start: nil, count: 0)
         var first = iovec()
-        if evbuffer_peek(source, -1, nil, &first, 1) > 0, let base = first.iov_base {
-            var inPlace = scanner
-            let result = inPlace.scanControl(UnsafeRawBufferPointer(start: base, count: first.iov_len))
-            if case .incomplete = result, first.iov_len < available {
-                // Split across segments: scanned again below, from the same state, once contiguous.
-            } else {
-                scanner = inPlace
-                return result
-            }
+        if scanner.readsFraming, evbuffer_peek(source, -1, nil, &first, 1) > 0, let base = first.iov_base {
+            front = UnsafeRawBufferPointer(start: base, count: first.iov_len)
         }
-        let peek = min(available, ClientSession.controlPeekBytes)
-        guard let start = evbuffer_pullup(source, peek) else { return nil }
-        return scanner.scanControl(UnsafeRawBufferPointer(start: start, count: peek))
+        let advance = scanner.advance(front: front, buffered: buffered)
+        guard advance == .needContiguous else { return advance }
+        let peek = min(buffered, ClientSession.controlPeekBytes)
+        guard let start = evbuffer_pullup(source, peek) else { return .needMore }
+        return scanner.advance(front: UnsafeRawBufferPointer(start: start, count: peek), buffered: peek)
     }
 
     /// Moves what `progress` allows from `source` to the `destination` connection.
@@ -73,31 +69,18 @@ extension ClientSession {
                 return (total, nil)
             case .chunked(var scanner):
                 guard available > 0 else { return (total, nil) }
-                switch scanner.step {
-                case .passData(let left):
-                    let moved = move(limit: Int(min(left, UInt64(available))))
-                    guard moved > 0 else { return (total, nil) }
-                    scanner.didPassData(UInt64(moved))
-                    total += UInt64(moved)
-                    progress = .chunked(scanner)
-                case .needControl:
-                    guard let result = ClientSession.scanControl(&scanner, in: source, available: available) else {
-                        return (total, nil)
-                    }
-                    switch result {
-                    case .incomplete:
-                        progress = .chunked(scanner)
-                        return (total, nil)
-                    case .consumed(let count):
-                        total += UInt64(move(limit: count))
-                        progress = .chunked(scanner)
-                    case .finished(let count):
-                        total += UInt64(move(limit: count))
-                        progress = .complete
-                    case .invalid(let failure):
-                        progress = .chunked(scanner)
-                        return (total, failure)
-                    }
+                let advance = ClientSession.advance(&scanner, over: source, buffered: available)
+                progress = .chunked(scanner)
+                switch advance {
+                case .data(let count), .framing(let count):
+                    total += UInt64(move(limit: count))
+                case .finished(let count):
+                    total += UInt64(move(limit: count))
+                    progress = .complete
+                case .needMore, .needContiguous:
+                    return (total, nil)
+                case .invalid(let failure):
+                    return (total, failure)
                 }
             }
         }

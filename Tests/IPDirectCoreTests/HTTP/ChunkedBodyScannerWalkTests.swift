@@ -55,4 +55,42 @@ import Testing
         }
         #expect(failure.status == 400 && result.data == Array("hello".utf8))
     }
+
+    /// `advance` over buffer segments, as the proxy's body pump takes it: `front` is the first segment.
+    func advance(_ scanner: inout ChunkedBodyScanner, segment: String, buffered: Int) -> ChunkedBodyScanner.Advance {
+        Array(segment.utf8).withUnsafeBytes { scanner.advance(front: $0, buffered: buffered) }
+    }
+
+    @Test func eachStepPassesFramingOrDataByCountAlone() {
+        var scanner = ChunkedBodyScanner()
+        #expect(advance(&scanner, segment: "5\r\nhel", buffered: 8) == .framing(3))
+        #expect(scanner.readsFraming == false)
+        #expect(advance(&scanner, segment: "", buffered: 5) == .data(5), "chunk data needs no bytes, only their count")
+        #expect(advance(&scanner, segment: "\r\n0\r\n\r\nNEXT", buffered: 11) == .finished(7))
+        #expect(scanner.isFinished)
+    }
+
+    @Test func framingCutAtASegmentEndAsksForContiguousBytesWithoutMoving() {
+        var scanner = ChunkedBodyScanner()
+        let before = scanner
+        #expect(advance(&scanner, segment: "1", buffered: 6) == .needContiguous)
+        #expect(scanner == before)
+        #expect(advance(&scanner, segment: "1a\r\nxx", buffered: 6) == .framing(4))
+        #expect(advance(&scanner, segment: "", buffered: 2) == .data(2))
+    }
+
+    @Test func framingCutWithNothingMoreBufferedWaitsForMore() {
+        var scanner = ChunkedBodyScanner()
+        #expect(advance(&scanner, segment: "1a", buffered: 2) == .needMore)
+        #expect(advance(&scanner, segment: "", buffered: 0) == .needMore)
+    }
+
+    @Test func brokenFramingIsReportedByTheStep() {
+        var scanner = ChunkedBodyScanner()
+        guard case .invalid(let failure) = advance(&scanner, segment: "z\r\n", buffered: 3) else {
+            Issue.record("a size line that is not hex must be refused")
+            return
+        }
+        #expect(failure.status == 400)
+    }
 }
