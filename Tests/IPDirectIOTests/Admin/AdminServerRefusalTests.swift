@@ -13,7 +13,7 @@ import IPDirectTesting
         var request: String
         var statusLine: String
         var body: String
-        var testDescription: String { body }
+        var testDescription: String { "\(statusLine): \(body.dropLast())" }
     }
 
     static func filled(_ text: String, port: UInt16) -> String {
@@ -52,6 +52,22 @@ import IPDirectTesting
         badRequest("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 3\r\n\r\nabc", "admin requests take no body"),
     ])
     func aHeadItCannotReadOrAFormItDoesNotServeIsAnswered400AndClosed(_ refusal: Refusal) throws {
+        try Self.expectRefused(refusal)
+    }
+
+    /// Just past `AdminConnection.limits`: the head's bytes, and its field count.
+    static let overlongText = String(repeating: "x", count: AdminConnection.limits.maxHeadBytes)
+    static let tooManyFields = (0...AdminConnection.limits.maxFieldCount).map { "X-Field-\($0): 1\r\n" }.joined()
+
+    @Test(arguments: [
+        Refusal(request: "GET /\(overlongText) HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+                statusLine: "HTTP/1.1 414 URI Too Long", body: "request target too long\n"),
+        Refusal(request: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Padding: \(overlongText)\r\n\r\n",
+                statusLine: "HTTP/1.1 431 Request Header Fields Too Large", body: "head too large\n"),
+        Refusal(request: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\(tooManyFields)\r\n",
+                statusLine: "HTTP/1.1 431 Request Header Fields Too Large", body: "too many header fields\n"),
+    ])
+    func aHeadPastTheAdminLimitsIsAnswered414Or431AndClosed(_ refusal: Refusal) throws {
         try Self.expectRefused(refusal)
     }
 
