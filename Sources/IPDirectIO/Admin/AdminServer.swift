@@ -72,9 +72,10 @@ final class AdminServer {
         Logger.info("event=admin_listening listen=\(boundAddresses.map(\.description).joined(separator: ","))")
     }
 
-    /// Stops the admin thread and waits for it; its open connections are closed.
+    /// Stops the admin thread and waits for it; its open connections are closed, and no more are taken.
     func stop() {
         loop.stop { [self] in
+            for listener in listeners { evconnlistener_disable(listener) }
             for connection in Array(connections.values) { connection.close() }
         }
     }

@@ -14,4 +14,7 @@ public final class EventBase {
 
     public func dispatch() { event_base_dispatch(raw) }
     public func loopBreak() { event_base_loopbreak(raw) }
+    /// Ends the loop once the callbacks already active have run: among them the deferred closes of
+    /// bufferevents freed by the running callback, which `loopBreak` would leave until the base is freed.
+    public func loopExit() { event_base_loopexit(raw, nil) }
 }

@@ -60,7 +60,7 @@ final class ServiceLoop<Owned>: @unchecked Sendable {
             guard let running = thread else { return false }
             mailbox.post { [self] in
                 teardown(owned)
-                base.loopBreak()
+                base.loopExit()
             }
             pthread_join(running, nil)
             loopThread.store(0, ordering: .releasing)
