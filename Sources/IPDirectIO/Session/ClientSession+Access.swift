@@ -14,7 +14,8 @@ extension ClientSession {
         let actions = machine.socksReceived(UnsafeRawBufferPointer(start: start, count: peek), levels,
                                             now: MonotonicClock.nowMicros())
         perform(actions)
-        return evbuffer_get_length(clientInput) < length && !isClosed
+        // A message that closed the connection freed its buffers: nothing is left to read.
+        return !isClosed && evbuffer_get_length(clientInput) < length
     }
 
     /// Checks a user's password against `[access] auth_file` (on the verifier's thread, or at once
