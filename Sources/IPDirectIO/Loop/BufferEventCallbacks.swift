@@ -1,5 +1,19 @@
 import CEvent
 
+/// The callbacks libevent calls on one bufferevent, for owners of type `Owner`: the type ties the
+/// trampolines to the object whose pointer they are given (`BufferedSocket.handOver(to:calling:)`).
+struct BufferEventHandlers<Owner: AnyObject> {
+    let read: bufferevent_data_cb?
+    let drain: bufferevent_data_cb?
+    let event: bufferevent_event_cb?
+
+    init(read: bufferevent_data_cb?, drain: bufferevent_data_cb? = nil, event: bufferevent_event_cb?) {
+        self.read = read
+        self.drain = drain
+        self.event = event
+    }
+}
+
 /// Every libevent bufferevent trampoline in one place. Each recovers its owner from the context
 /// pointer without retaining it; owners clear callbacks before they are freed, so a context is
 /// never stale when a callback runs.

@@ -1,0 +1,189 @@
+import CEvent
+import Glibc
+import IPDirectCore
+
+/// One libevent bufferevent (a socket with an input and an output buffer) and its one owner. The value
+/// cannot be copied, so exactly one place holds it; whoever holds it names the object its callbacks go to
+/// with `handOver(to:calling:)`, which replaces the previous owner's callbacks at once. `close()` clears the
+/// callbacks before it frees, so no callback can reach an owner that is gone, and may be called twice.
+///
+/// A struct around the pointer, so it costs no allocation and no dynamic dispatch on the data path.
+struct BufferedSocket: ~Copyable {
+    /// Nil once closed, released or handed off: an empty value owns nothing.
+    private var raw: OpaquePointer?
+
+    private init(raw: OpaquePointer?) {
+        self.raw = raw
+    }
+
+    /// A plain socket on `fd` (or, with -1, one to `connect(to:)` later) that closes the socket when freed.
+    init?(socket fd: Int32, base: EventBase) {
+        guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        self.raw = raw
+    }
+
+    /// A TLS client on the connected socket `fd`, handshaking as soon as the loop runs. It owns `ssl`
+    /// and the socket from now on; when it cannot be made, neither is freed.
+    init?(tlsClientOn fd: Int32, ssl: OpaquePointer, base: EventBase) {
+        guard let raw = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                                       Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        self.raw = raw
+    }
+
+    deinit {
+        if let raw { BufferedSocket.free(raw) }
+    }
+
+    // MARK: - Ownership
+
+    /// From now on `owner` receives this socket's read, drain and event callbacks (those `handlers` has),
+    /// and the previous owner none.
+    func handOver<Owner: AnyObject>(to owner: Owner, calling handlers: BufferEventHandlers<Owner>) {
+        bufferevent_setcb(raw!, handlers.read, handlers.drain, handlers.event, Unmanaged.passUnretained(owner).toOpaque())
+    }
+
+    /// No callback reaches anyone until the next `handOver`.
+    func dropCallbacks() {
+        bufferevent_setcb(raw!, nil, nil, nil, nil)
+    }
+
+    /// Moves the socket into the returned value and leaves this one empty.
+    mutating func take() -> BufferedSocket {
+        let moved = BufferedSocket(raw: raw)
+        raw = nil
+        return moved
+    }
+
+    var isOpen: Bool { raw != nil }
+
+    /// Clears the callbacks, then frees the buffers and closes the socket; does nothing when already closed.
+    mutating func close() {
+        guard let raw else { return }
+        self.raw = nil
+        BufferedSocket.free(raw)
+    }
+
+    /// Frees the buffers but keeps the socket open, and returns its descriptor.
+    mutating func releaseDescriptor() -> Int32 {
+        guard let raw else { return -1 }
+        self.raw = nil
+        let fd = bufferevent_getfd(raw)
+        bufferevent_setcb(raw, nil, nil, nil, nil)
+        // With no fd left, freeing the bufferevent no longer closes the socket.
+        bufferevent_setfd(raw, -1)
+        bufferevent_free(raw)
+        return fd
+    }
+
+    private static func free(_ raw: OpaquePointer) {
+        bufferevent_setcb(raw, nil, nil, nil, nil)
+        bufferevent_free(raw)
+    }
+
+    // MARK: - Buffers and socket
+
+    var fd: Int32 { bufferevent_getfd(raw!) }
+    /// The evbuffer read bytes arrive in.
+    var input: OpaquePointer { bufferevent_get_input(raw!) }
+    /// The evbuffer whose bytes are still to be written.
+    var output: OpaquePointer { bufferevent_get_output(raw!) }
+    /// Bytes read and not taken yet; a closed socket holds none.
+    var inputLength: Int {
+        guard let raw else { return 0 }
+        return evbuffer_get_length(bufferevent_get_input(raw))
+    }
+    /// Bytes not written yet; a closed socket holds none.
+    var outputLength: Int {
+        guard let raw else { return 0 }
+        return evbuffer_get_length(bufferevent_get_output(raw))
+    }
+
+    /// The OpenSSL connection of a TLS socket; nil for a plain one.
+    var ssl: OpaquePointer? { bufferevent_openssl_get_ssl(raw!) }
+
+    /// Starts connecting a socket made with -1; false when it failed at once (errno says why).
+    func connect(to address: SocketAddress) -> Bool {
+        address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
+    }
+
+    // MARK: - Flow
+
+    var isReading: Bool { bufferevent_get_enabled(raw!) & Int16(EV_READ) != 0 }
+
+    func pauseReading() { bufferevent_disable(raw!, Int16(EV_READ)) }
+
+    /// Reads again; a no-op (no event_add) when reading was not paused.
+    func resumeReading() {
+        if !isReading { bufferevent_enable(raw!, Int16(EV_READ)) }
+    }
+
+    /// Neither reads nor writes: the socket is being used by something else (splice).
+    func pauseReadingAndWriting() { bufferevent_disable(raw!, Int16(EV_READ | EV_WRITE)) }
+
+    func resumeReadingAndWriting() { bufferevent_enable(raw!, Int16(EV_READ | EV_WRITE)) }
+
+    /// Sends a FIN: the peer reads EOF once what is queued has been written by the kernel.
+    func shutWrite() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Pauses reading once `high` bytes wait in the input (0: never); the drain callback runs when
+    /// the output falls to `drainAt` bytes.
+    func setWatermarks(readHigh high: Int, drainAt low: Int) {
+        bufferevent_setwatermark(raw!, Int16(EV_READ), 0, high)
+        bufferevent_setwatermark(raw!, Int16(EV_WRITE), low, 0)
+    }
+
+    /// The drain callback runs only once the output is empty.
+    func drainOnlyWhenEmpty() { bufferevent_setwatermark(raw!, Int16(EV_WRITE), 0, 0) }
+
+    func setMaxSingleIO(_ bytes: Int) {
+        bufferevent_set_max_single_read(raw!, bytes)
+        bufferevent_set_max_single_write(raw!, bytes)
+    }
+
+    /// An event callback with BEV_EVENT_TIMEOUT after this long without reading or writing while it
+    /// waits to (nil: no timeout).
+    func setTimeouts(readMillis: Int?, writeMillis: Int?) {
+        var read = timeval(millis: readMillis ?? 0)
+        var write = timeval(millis: writeMillis ?? 0)
+        _ = withUnsafePointer(to: &read) { readAfter in
+            withUnsafePointer(to: &write) { writeAfter in
+                bufferevent_set_timeouts(raw!, readMillis == nil ? nil : readAfter, writeMillis == nil ? nil : writeAfter)
+            }
+        }
+    }
+
+    /// Runs the read callback from the loop, for bytes that arrived before the owner listened.
+    func triggerRead() {
+        bufferevent_trigger(raw!, Int16(EV_READ), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
+    }
+
+    // MARK: - Moving bytes
+
+    /// Queues `bytes` for writing.
+    func write(_ bytes: UnsafeRawBufferPointer) { bufferevent_write(raw!, bytes.baseAddress, bytes.count) }
+
+    /// Moves up to `limit` input bytes (all when nil) to `destination`, written at once where possible;
+    /// returns how many moved.
+    func moveInput(to destination: borrowing BufferedSocket, limit: Int? = nil) -> Int {
+        ByteTransfer.move(from: input, to: destination.raw!, limit: limit)
+    }
+
+    /// Moves up to `limit` input bytes to the end of the evbuffer `buffer`; returns how many moved.
+    func moveInput(to buffer: OpaquePointer, limit: Int) -> Int {
+        Int(max(0, evbuffer_remove_buffer(input, buffer, limit)))
+    }
+
+    // MARK: - TLS
+
+    /// Empties the OpenSSL errors kept for this socket and returns the oldest, the root cause.
+    func takeOpenSSLError() -> String? { OpenSSLErrorQueue.drain(bufferevent: raw!) }
+
+    /// Sends a TLS close_notify (RFC 8446 §6.1) before closing. It also keeps the session resumable:
+    /// OpenSSL marks the session of an SSL freed without a shutdown as not resumable, and that session
+    /// object is the one the session cache holds.
+    func sendCloseNotify() {
+        guard let raw, let ssl = bufferevent_openssl_get_ssl(raw) else { return }
+        _ = SSL_shutdown(ssl)
+        OpenSSLErrorQueue.drainThread()
+    }
+}
