@@ -18,44 +18,47 @@ struct BufferEventHandlers<Owner: AnyObject> {
 /// pointer without retaining it; owners clear callbacks before they are freed, so a context is
 /// never stale when a callback runs.
 enum BufferEventCallbacks {
-    static let sessionRead: bufferevent_data_cb = { bev, context in
-        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(bev!)
-    }
-    static let sessionWrite: bufferevent_data_cb = { bev, context in
-        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(bev!)
-    }
-    static let sessionEvent: bufferevent_event_cb = { bev, events, context in
-        Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(bev!, events: events)
-    }
+    static let sessionClient = BufferEventHandlers<ClientSession>(
+        read: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(from: .client) },
+        drain: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(.client) },
+        event: { _, events, context in
+            Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(from: .client, events: events)
+        })
+    static let sessionUpstream = BufferEventHandlers<ClientSession>(
+        read: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(from: .upstream) },
+        drain: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(.upstream) },
+        event: { _, events, context in
+            Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(from: .upstream, events: events)
+        })
 
-    static let poolRead: bufferevent_data_cb = { _, context in
-        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
-        connection.pool?.drop(connection)
-    }
-    static let poolEvent: bufferevent_event_cb = { _, _, context in
-        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
-        connection.pool?.drop(connection)
-    }
+    /// Any byte, EOF, error or the idle timeout while pooled makes a connection unusable.
+    static let pooled = BufferEventHandlers<UpstreamConnection>(
+        read: { _, context in
+            let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
+            connection.pool?.drop(connection)
+        },
+        event: { _, _, context in
+            let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
+            connection.pool?.drop(connection)
+        })
 
-    static let connectEvent: bufferevent_event_cb = { bev, events, context in
-        Unmanaged<Connector>.fromOpaque(context!).takeUnretainedValue().attempt(bev!, didReceive: events)
-    }
+    static let connectAttempt = BufferEventHandlers<Connector.Attempt>(read: nil, event: { _, events, context in
+        let attempt = Unmanaged<Connector.Attempt>.fromOpaque(context!).takeUnretainedValue()
+        attempt.connector.attempt(attempt, didReceive: events)
+    })
 }
 
 extension BufferEventCallbacks {
-    static let http1Read: bufferevent_data_cb = { _, context in
-        Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didRead()
-    }
-    static let http1Event: bufferevent_event_cb = { _, events, context in
-        Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
-    }
-
-    static let http2Read: bufferevent_data_cb = { _, context in
-        Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didRead()
-    }
-    static let http2Event: bufferevent_event_cb = { _, events, context in
-        Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
-    }
+    static let http1 = BufferEventHandlers<HTTP1Connection>(
+        read: { _, context in Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didRead() },
+        event: { _, events, context in
+            Unmanaged<HTTP1Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+        })
+    static let http2 = BufferEventHandlers<HTTP2Connection>(
+        read: { _, context in Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didRead() },
+        event: { _, events, context in
+            Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+        })
 }
 
 extension BufferEventCallbacks {
@@ -90,10 +93,9 @@ extension BufferEventCallbacks {
 }
 
 extension BufferEventCallbacks {
-    static let dotRead: bufferevent_data_cb = { _, context in
-        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
-    }
-    static let dotEvent: bufferevent_event_cb = { _, events, context in
-        Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
-    }
+    static let dot = BufferEventHandlers<DoTConnection>(
+        read: { _, context in Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didRead() },
+        event: { _, events, context in
+            Unmanaged<DoTConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+        })
 }

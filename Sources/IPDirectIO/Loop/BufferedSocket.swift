@@ -165,7 +165,7 @@ struct BufferedSocket: ~Copyable {
     /// Moves up to `limit` input bytes (all when nil) to `destination`, written at once where possible;
     /// returns how many moved.
     func moveInput(to destination: borrowing BufferedSocket, limit: Int? = nil) -> Int {
-        ByteTransfer.move(from: input, to: destination.raw!, limit: limit)
+        ByteTransfer.move(from: input, to: destination, limit: limit)
     }
 
     /// Moves up to `limit` input bytes to the end of the evbuffer `buffer`; returns how many moved.

@@ -149,13 +149,13 @@ final class Worker {
             Glibc.close(fd)
             return
         }
-        guard let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard let client = BufferedSocket(socket: fd, base: base) else {
             Glibc.close(fd)
             gate.leave()
             return
         }
         nextSessionNumber += 1
-        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: bev, peerAddress: peerAddress)
+        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: client, peerAddress: peerAddress)
         sessions[ObjectIdentifier(session)] = session
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         session.start()

@@ -8,9 +8,9 @@ extension ClientSession {
     func pumpRequestBody() {
         guard let upstream else { return }
         var progress = machine.requestBody
-        let moved = pump(&progress, from: clientInput, to: upstream.bev, after: &pendingUpstreamHead)
+        let moved = pump(&progress, from: clientInput, to: upstream.socket, after: &pendingUpstreamHead)
         if !pendingUpstreamHead.isEmpty {
-            ByteTransfer.send(pendingUpstreamHead, to: upstream.bev)
+            ByteTransfer.send(pendingUpstreamHead, to: upstream.socket)
             pendingUpstreamHead = []
         }
         perform(machine.requestBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
@@ -20,7 +20,7 @@ extension ClientSession {
     /// Moves response body bytes to the client (after the response head, when it is still to go).
     func pumpResponseBody() {
         guard let upstream, var progress = machine.responseBody else { return }
-        let moved = pump(&progress, from: upstream.input, to: client, after: &pendingClientHead)
+        let moved = pump(&progress, from: upstream.socket.input, to: client, after: &pendingClientHead)
         if !pendingClientHead.isEmpty {
             ByteTransfer.send(pendingClientHead, to: client)
             pendingClientHead = []
@@ -48,7 +48,7 @@ extension ClientSession {
 
     /// Moves what `progress` allows from `source` to the `destination` connection.
     /// `head`, when not empty, is sent in the same write as the first bytes moved.
-    private func pump(_ progress: inout BodyProgress, from source: OpaquePointer, to destination: OpaquePointer,
+    private func pump(_ progress: inout BodyProgress, from source: OpaquePointer, to destination: borrowing BufferedSocket,
                       after head: inout [UInt8]) -> (bytes: UInt64, failure: HTTPParseError?) {
         func move(limit: Int? = nil) -> Int {
             ByteTransfer.move(from: source, to: destination, limit: limit, after: &head, staging: worker.staging)

@@ -8,12 +8,13 @@ extension ClientSession {
     func spliceBody(from side: SessionSide, limit: UInt64?) {
         guard let upstream else { return }
         let fromClient = side == .client
-        bufferevent_disable(fromClient ? client : upstream.bev, Int16(EV_READ))
-        let clientFD = bufferevent_getfd(client)
+        onSocket(side) { $0.pauseReading() }
+        let clientFD = client.fd
+        let upstreamFD = upstream.socket.fd
         // The bufferevents' own timeouts stop with their reading: a response body keeps the response
         // timeout for the server's silence and the client's idle timeout for a client that stops reading.
         let stream = SpliceStream(base: worker.base, pool: worker.pipes, metrics: worker.metrics,
-                                  from: fromClient ? clientFD : upstream.fd, to: fromClient ? upstream.fd : clientFD,
+                                  from: fromClient ? clientFD : upstreamFD, to: fromClient ? upstreamFD : clientFD,
                                   limit: limit, readTimeoutMillis: fromClient ? nil : configuration.rules.proxy.responseTimeoutMs,
                                   writeTimeoutMillis: fromClient ? nil : configuration.rules.proxy.clientIdleTimeoutMs)
         stream.onProgress = { [unowned self] moved, end in bodySpliced(from: side, moved: moved, end: end) }
@@ -33,10 +34,10 @@ extension ClientSession {
         let fromClient = side == .client
         if end != nil {
             if fromClient { requestSplice = nil } else { responseSplice = nil }
-            if end == .limitReached, let bev = fromClient ? client : upstream?.bev {
+            if end == .limitReached {
                 // The body is through: what follows on this socket (the next request, or the server's
-                // next response) is read by the bufferevent again.
-                ClientSession.resumeReading(bev)
+                // next response) is read into the buffers again.
+                onSocket(side) { $0.resumeReading() }
             }
         }
         let now = MonotonicClock.nowMicros()

@@ -28,8 +28,8 @@ extension ClientSession {
     /// false when nothing more can be read now.
     private func readRequestHead() -> Bool {
         // Answers the proxy makes itself must not pile up behind a client that does not read them.
-        if evbuffer_get_length(clientOutput) >= SessionRules.outputHighWater {
-            bufferevent_disable(client, Int16(EV_READ))
+        if client.outputLength >= SessionRules.outputHighWater {
+            client.pauseReading()
             return false
         }
         let length = evbuffer_get_length(clientInput)
@@ -97,7 +97,7 @@ extension ClientSession {
     /// Reads interim and final response heads from the upstream and hands them to the machine.
     func parseResponseHeads() {
         while !isClosed, let upstream, case .readResponseHead? = machine.bytesArrived(from: .upstream) {
-            let input = upstream.input
+            let input = upstream.socket.input
             let length = evbuffer_get_length(input)
             guard length > 0 else { return }
             let peek = min(length, maxHeaderBytes + 1)

@@ -4,31 +4,26 @@ import IPDirectCore
 
 /// How a session hands a kept-alive connection over to `ParkedClients` and takes one back.
 extension ClientSession {
-    /// Frees the (empty) bufferevent but not the socket, whose descriptor is returned for the parked
+    /// Frees the (empty) buffers but not the socket, whose descriptor is returned for the parked
     /// connection; the session performs nothing more.
     func detachClient() -> Int32 {
         isClosed = true
         event_del(wakeup)
-        let fd = bufferevent_getfd(client)
-        bufferevent_setcb(client, nil, nil, nil, nil)
-        // With no fd left, freeing the bufferevent no longer closes the socket.
-        bufferevent_setfd(client, -1)
-        bufferevent_free(client)
-        return fd
+        return client.releaseDescriptor()
     }
 
     /// Takes over a parked connection whose socket became readable: what is there is read at once (no
     /// extra loop turn), and the machine hears of it.
     func resume() {
         attachClient()
-        let fd = bufferevent_getfd(client)
+        let fd = client.fd
         // A socket bufferevent keeps its input frozen against writers other than its own read callback.
         evbuffer_unfreeze(clientInput, 0)
         let received = evbuffer_read(clientInput, fd, -1)
         let readError = errno
         evbuffer_freeze(clientInput, 0)
         if received == 0 || (received < 0 && readError != EAGAIN && readError != EWOULDBLOCK) {
-            return didReceive(client, events: Int16(BEV_EVENT_READING) | Int16(received == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR))
+            return didReceive(from: .client, events: Int16(BEV_EVENT_READING) | Int16(received == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR))
         }
         perform(machine.clientReadable(now: MonotonicClock.nowMicros()))
     }

@@ -9,9 +9,9 @@ extension ClientSession {
         guard let upstream else { return }
         tunnelCounted = true
         worker.metrics.update { $0.tunnelsOpened += 1; $0.tunnelsActive += 1 }
-        bufferevent_set_timeouts(upstream.bev, nil, nil)
-        bufferevent_enable(client, Int16(EV_READ))
-        bufferevent_enable(upstream.bev, Int16(EV_READ))
+        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        client.resumeReading()
+        upstream.socket.resumeReading()
         // Bytes that arrived early (a TLS ClientHello right behind CONNECT) go through at once.
         // A tunnel leaves `tunneling` only by closing: a relay that ended it leaves nothing to do.
         relay(from: .client)
@@ -25,9 +25,7 @@ extension ClientSession {
     /// may be left to move: the FIN is then passed on).
     func relay(from side: SessionSide) {
         guard let upstream else { return }
-        let source = side == .client ? clientInput : upstream.input
-        let destination = side == .client ? upstream.bev : client
-        let moved = ByteTransfer.move(from: source, to: destination)
+        let moved = side == .client ? client.moveInput(to: upstream.socket) : upstream.socket.moveInput(to: client)
         perform(machine.tunnelRelayed(from: side, moved: moved, levels, now: MonotonicClock.nowMicros()))
     }
 
@@ -36,9 +34,9 @@ extension ClientSession {
     func spliceTunnel() {
         guard let upstream else { return }
         let tunnel = SpliceTunnel(base: worker.base, pool: worker.pipes, metrics: worker.metrics,
-                                  client: bufferevent_getfd(client), upstream: upstream.fd)
-        bufferevent_disable(client, Int16(EV_READ | EV_WRITE))
-        bufferevent_disable(upstream.bev, Int16(EV_READ | EV_WRITE))
+                                  client: client.fd, upstream: upstream.socket.fd)
+        client.pauseReadingAndWriting()
+        upstream.socket.pauseReadingAndWriting()
         tunnel.onProgress = { [unowned self] direction, moved, sourceClosed in
             perform(machine.spliceProgressed(direction, moved: moved, sourceClosed: sourceClosed, now: MonotonicClock.nowMicros()))
         }

@@ -70,11 +70,10 @@ extension ClientSession {
             return connection.close()
         }
         upstream = connection
-        bufferevent_setcb(connection.bev, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
-                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        configureFlow(connection.bev)
-        bufferevent_set_timeouts(connection.bev, nil, nil)
-        bufferevent_enable(connection.bev, Int16(EV_READ))
+        connection.socket.handOver(to: self, calling: BufferEventCallbacks.sessionUpstream)
+        configureFlow(of: connection.socket)
+        connection.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        connection.socket.resumeReading()
         perform(actions)
     }
 
@@ -82,7 +81,7 @@ extension ClientSession {
     func releaseUpstream(reusable: Bool) {
         guard let upstream else { return }
         stopBodySplices()
-        bufferevent_setcb(upstream.bev, nil, nil, nil, nil)
+        upstream.socket.dropCallbacks()
         if reusable { worker.pool.checkin(upstream) } else { upstream.close() }
         self.upstream = nil
     }

@@ -19,7 +19,7 @@ final class ClientSession {
     /// two references and a copy of the settings struct each time.
     let maxHeaderBytes: Int
     let id: UInt64
-    let client: OpaquePointer
+    var client: BufferedSocket
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
     let peerAddress: SocketAddress?
     /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
@@ -49,7 +49,7 @@ final class ClientSession {
     var headBytesWithoutNewline = 0
 
     /// A new connection: its machine starts from the worker's current settings.
-    convenience init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?) {
+    convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?) {
         let configuration = worker.connectionSettings
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
         self.init(worker: worker, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
@@ -59,7 +59,7 @@ final class ClientSession {
     }
 
     /// A connection with the settings and machine it already had (a parked one whose next bytes came).
-    init(worker: Worker, id: UInt64, client: OpaquePointer, peerAddress: SocketAddress?,
+    init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
          configuration: ConnectionSettings, machine: SessionMachine) {
         self.worker = worker
         self.configuration = configuration
@@ -73,15 +73,14 @@ final class ClientSession {
 
     deinit { event_free(wakeup) }
 
-    var clientInput: OpaquePointer { bufferevent_get_input(client) }
-    var clientOutput: OpaquePointer { bufferevent_get_output(client) }
+    var clientInput: OpaquePointer { client.input }
 
     /// What the four buffers hold now, for the machine's decisions.
     var levels: BufferLevels {
-        var levels = BufferLevels(clientInput: evbuffer_get_length(clientInput), clientOutput: evbuffer_get_length(clientOutput))
+        var levels = BufferLevels(clientInput: client.inputLength, clientOutput: client.outputLength)
         if let upstream {
-            levels.upstreamInput = evbuffer_get_length(upstream.input)
-            levels.upstreamOutput = evbuffer_get_length(upstream.output)
+            levels.upstreamInput = upstream.socket.inputLength
+            levels.upstreamOutput = upstream.socket.outputLength
         }
         return levels
     }
@@ -91,17 +90,14 @@ final class ClientSession {
         perform(machine.started(now: MonotonicClock.nowMicros()))
     }
 
-    /// Sets the client's bufferevent up and reads from it from now on.
+    /// Takes the client's socket over and reads from it from now on.
     func attachClient() {
-        bufferevent_setcb(client, BufferEventCallbacks.sessionRead, BufferEventCallbacks.sessionWrite,
-                          BufferEventCallbacks.sessionEvent, Unmanaged.passUnretained(self).toOpaque())
-        configureFlow(client)
+        client.handOver(to: self, calling: BufferEventCallbacks.sessionClient)
+        configureFlow(of: client)
         // A client that stops reading our output for this long is gone.
-        let idleMillis = configuration.rules.proxy.clientIdleTimeoutMs
-        var writeTimeout = timeval(millis: idleMillis)
-        bufferevent_set_timeouts(client, nil, &writeTimeout)
+        client.setTimeouts(readMillis: nil, writeMillis: configuration.rules.proxy.clientIdleTimeoutMs)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
-        bufferevent_enable(client, Int16(EV_READ))
+        client.resumeReading()
     }
 
     // MARK: - Timer
@@ -118,20 +114,20 @@ final class ClientSession {
 
     // MARK: - Callbacks
 
-    func didRead(_ bev: OpaquePointer) {
-        if let action = machine.bytesArrived(from: bev == client ? .client : .upstream), !isClosed { perform(action) }
+    func didRead(from side: SessionSide) {
+        if let action = machine.bytesArrived(from: side), !isClosed { perform(action) }
     }
 
-    func didDrain(_ bev: OpaquePointer) {
-        perform(machine.outputDrained(bev == client ? .client : .upstream, levels))
+    func didDrain(_ side: SessionSide) {
+        perform(machine.outputDrained(side, levels))
     }
 
-    func didReceive(_ bev: OpaquePointer, events: Int16) {
+    func didReceive(from side: SessionSide, events: Int16) {
         let eof = events & Int16(BEV_EVENT_EOF) != 0
         let error = events & Int16(BEV_EVENT_ERROR) != 0
         let timeout = events & Int16(BEV_EVENT_TIMEOUT) != 0
         let reason = error ? Connector.errnoText(errno) : (timeout ? "timed out" : "closed")
-        if bev == client {
+        if side == .client {
             perform(machine.clientClosed(clean: eof && !error && !timeout, reason: reason, levels))
         } else {
             let end: UpstreamEnd = timeout ? .timeout : (eof && !error ? .eof : .error)
@@ -177,25 +173,20 @@ final class ClientSession {
         case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
         case .readNextRequest, .readSOCKSMessage: parseClientInput()
         case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
-        case .pauseReading(let side):
-            if let bev = bufferevent(side) { bufferevent_disable(bev, Int16(EV_READ)) }
-        case .resumeReading(let side):
-            if let bev = bufferevent(side) { ClientSession.resumeReading(bev) }
-        case .shutWrite(let side):
-            if let bev = bufferevent(side) { shutdown(bufferevent_getfd(bev), Int32(SHUT_WR)) }
+        case .pauseReading(let side): onSocket(side) { $0.pauseReading() }
+        case .resumeReading(let side): onSocket(side) { $0.resumeReading() }
+        case .shutWrite(let side): onSocket(side) { $0.shutWrite() }
         case .flushClient:
-            bufferevent_setwatermark(client, Int16(EV_WRITE), 0, 0)
-            if evbuffer_get_length(clientOutput) == 0 { perform(machine.outputDrained(.client, levels)) }
+            client.drainOnlyWhenEmpty()
+            if client.outputLength == 0 { perform(machine.outputDrained(.client, levels)) }
         case .countUnreadClientInput:
-            perform(machine.unreadClientInputCounted(Int(ipd_unread_bytes(bufferevent_getfd(client))), levels))
+            perform(machine.unreadClientInputCounted(Int(ipd_unread_bytes(client.fd)), levels))
         case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
         case .startTunnel: startTunnel()
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
-            guard let upstream else { return }
-            var timeout = timeval(millis: millis)
-            bufferevent_set_timeouts(upstream.bev, &timeout, nil)
+            upstream?.socket.setTimeouts(readMillis: millis, writeMillis: nil)
         case .armTimer(let millis):
             var delay = timeval(millis: millis)
             event_add(wakeup, &delay)
@@ -211,7 +202,7 @@ final class ClientSession {
         case .verifyCredentials(let user, let password): verifyCredentials(user: user, password: password)
         case .consumeClientInput(let count): evbuffer_drain(clientInput, count)
         case .lookUpListenerAddress:
-            perform(machine.listenerAddressKnown(SocketAddress(localOf: bufferevent_getfd(client)), levels, now: MonotonicClock.nowMicros()))
+            perform(machine.listenerAddressKnown(SocketAddress(localOf: client.fd), levels, now: MonotonicClock.nowMicros()))
         case .reportError(let error, let target):
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(target)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
@@ -221,25 +212,21 @@ final class ClientSession {
         }
     }
 
-    private func bufferevent(_ side: SessionSide) -> OpaquePointer? {
-        side == .client ? client : upstream?.bev
-    }
-
-    /// Re-enables reading paused for flow control; a no-op (no event_add) when it was not paused.
-    static func resumeReading(_ bev: OpaquePointer) {
-        if bufferevent_get_enabled(bev) & Int16(EV_READ) == 0 {
-            bufferevent_enable(bev, Int16(EV_READ))
+    /// Runs `body` on the socket of `side`, when that side has one.
+    func onSocket(_ side: SessionSide, _ body: (borrowing BufferedSocket) -> Void) {
+        if side == .client {
+            body(client)
+        } else if let upstream {
+            body(upstream.socket)
         }
     }
 
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
-    func configureFlow(_ bev: OpaquePointer) {
-        let readHighWater = max(ClientSession.inputHighWater, maxHeaderBytes + 1)
-        bufferevent_setwatermark(bev, Int16(EV_READ), 0, readHighWater)
-        bufferevent_setwatermark(bev, Int16(EV_WRITE), SessionRules.outputHighWater / 2, 0)
-        bufferevent_set_max_single_read(bev, ClientSession.maxSingleIO)
-        bufferevent_set_max_single_write(bev, ClientSession.maxSingleIO)
+    func configureFlow(of socket: borrowing BufferedSocket) {
+        socket.setWatermarks(readHigh: max(ClientSession.inputHighWater, maxHeaderBytes + 1),
+                             drainAt: SessionRules.outputHighWater / 2)
+        socket.setMaxSingleIO(ClientSession.maxSingleIO)
     }
 
     func logExchange(_ exchange: Exchange) {
@@ -281,8 +268,7 @@ final class ClientSession {
             tunnelCounted = false
             worker.metrics.update { $0.tunnelsActive -= 1 }
         }
-        bufferevent_setcb(client, nil, nil, nil, nil)
-        bufferevent_free(client)
+        client.close()
         worker.sessionEnded(self)
     }
 }

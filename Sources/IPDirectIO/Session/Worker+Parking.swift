@@ -20,14 +20,14 @@ extension Worker {
         metrics.update { $0.connectionsParked += 1 }
     }
 
-    /// Bytes or a FIN on a parked socket: a session again, with a new bufferevent.
+    /// Bytes or a FIN on a parked socket: a session again, with new buffers.
     func wake(_ connection: ParkedClients.Connection) {
         metrics.update { $0.connectionsParked -= 1 }
-        guard let bev = bufferevent_socket_new(base.raw, connection.fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard let client = BufferedSocket(socket: connection.fd, base: base) else {
             Glibc.close(connection.fd)
             return connectionEnded()
         }
-        let session = ClientSession(worker: self, id: connection.id, client: bev, peerAddress: connection.peerAddress,
+        let session = ClientSession(worker: self, id: connection.id, client: client, peerAddress: connection.peerAddress,
                                     configuration: connection.configuration, machine: connection.machine)
         sessions[ObjectIdentifier(session)] = session
         session.resume()

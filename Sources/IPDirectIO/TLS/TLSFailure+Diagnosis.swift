@@ -6,12 +6,12 @@ extension TLSFailure {
     /// Names listed from a certificate in a hostname mismatch; the rest are counted.
     private static let listedNameLimit = 8
 
-    /// Explains why the handshake on the OpenSSL bufferevent `bev` failed. The verify result is read
+    /// Explains why the handshake on the TLS socket `socket` failed. The verify result is read
     /// first: for a rejected certificate the error queue only says "certificate verify failed", while
     /// SSL_get_verify_result says which check failed (62 is a hostname mismatch).
-    static func diagnose(handshakeOf bev: OpaquePointer, events: Int16, errnoCode: Int32, host: String) -> TLSFailure {
-        let queued = OpenSSLErrorQueue.drain(bufferevent: bev)
-        if let ssl = bufferevent_openssl_get_ssl(bev), SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER != 0 {
+    static func diagnose(handshakeOf socket: borrowing BufferedSocket, events: Int16, errnoCode: Int32, host: String) -> TLSFailure {
+        let queued = socket.takeOpenSSLError()
+        if let ssl = socket.ssl, SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER != 0 {
             let result = SSL_get_verify_result(ssl)
             if result != X509_V_OK {
                 return TLSFailure(certificateReason(Int32(truncatingIfNeeded: result), ssl: ssl, host: host))

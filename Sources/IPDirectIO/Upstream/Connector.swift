@@ -13,7 +13,7 @@ import IPDirectCore
 /// server's answer, not a reachability problem another address would solve.
 final class Connector {
     /// What the connection to one address waits for.
-    private enum Phase: CustomStringConvertible {
+    fileprivate enum Phase: CustomStringConvertible {
         /// TCP connect in flight; next: handshaking (TLS), done, failed, or abandoned when another wins.
         case connecting
         /// TLS handshake in flight on the winning socket; next: done or a TLS failure.
@@ -27,17 +27,20 @@ final class Connector {
         }
     }
 
-    /// One started attempt: its socket, its connect timeout, when it began.
-    private final class Running {
-        var bev: OpaquePointer
+    /// One started attempt: its socket (whose events it receives), its connect timeout, when it began.
+    final class Attempt {
+        unowned let connector: Connector
+        var socket: BufferedSocket
         let index: Int
         let address: SocketAddress
         let startedMicros: Int64
         let timer: Timer
-        var phase = Phase.connecting
+        fileprivate var phase = Phase.connecting
 
-        init(bev: OpaquePointer, index: Int, address: SocketAddress, startedMicros: Int64, timer: Timer) {
-            self.bev = bev
+        fileprivate init(connector: Connector, socket: consuming BufferedSocket, index: Int, address: SocketAddress,
+                         startedMicros: Int64, timer: Timer) {
+            self.connector = connector
+            self.socket = socket
             self.index = index
             self.address = address
             self.startedMicros = startedMicros
@@ -56,7 +59,7 @@ final class Connector {
     private let hostKey: UpstreamHostKey?
     private var completion: ((Result<UpstreamConnection, ConnectFailure>) -> Void)?
     private var race: ConnectionRace
-    private var running: [Running] = []
+    private var running: [Attempt] = []
     private var failures: [ConnectFailure.Attempt] = []
     private let delayTimer: Timer
     /// Connection attempts started so far, for the access log.
@@ -125,40 +128,40 @@ final class Connector {
 
     private func open(_ index: Int) {
         let address = addresses[index]
-        guard let bev = bufferevent_socket_new(base.raw, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard let socket = BufferedSocket(socket: -1, base: base) else {
             failures.append(ConnectFailure.Attempt(address: address, outcome: .noSocket))
             return perform(race.attemptFailed(index))
         }
-        let attempt = Running(bev: bev, index: index, address: address, startedMicros: MonotonicClock.nowMicros(), timer: Timer(base: base))
+        let attempt = Attempt(connector: self, socket: socket, index: index, address: address,
+                              startedMicros: MonotonicClock.nowMicros(), timer: Timer(base: base))
         attempt.timer.action = { [unowned self, unowned attempt] in timerFired(attempt) }
         running.append(attempt)
-        bufferevent_setcb(bev, nil, nil, BufferEventCallbacks.connectEvent, Unmanaged.passUnretained(self).toOpaque())
-        let started = address.withSockaddr { bufferevent_socket_connect(bev, $0, Int32($1)) }
-        if started != 0 {
+        attempt.socket.handOver(to: attempt, calling: BufferEventCallbacks.connectAttempt)
+        if !attempt.socket.connect(to: address) {
             // Immediate failures (e.g. ENETUNREACH for an IPv6 address on an IPv4-only host).
             return failed(attempt, code: errno)
         }
         attempt.timer.schedule(afterMillis: timeoutMillis)
     }
 
-    func attempt(_ bev: OpaquePointer, didReceive events: Int16) {
+    func attempt(_ attempt: Attempt, didReceive events: Int16) {
         let code = errno
-        guard let attempt = running.first(where: { $0.bev == bev }) else { return }
+        guard running.contains(where: { $0 === attempt }) else { return }
         let connected = events & Int16(BEV_EVENT_CONNECTED) != 0
         switch attempt.phase {
         case .connecting where connected:
-            bufferevent_setcb(bev, nil, nil, nil, nil)
+            attempt.socket.dropCallbacks()
             health?.connected(attempt.address, micros: MonotonicClock.nowMicros() - attempt.startedMicros, usable: tls == nil)
             perform(race.attemptConnected(attempt.index))
         case .connecting:
-            failed(attempt, code: Connector.connectError(bev, reported: code))
+            failed(attempt, code: Connector.connectError(attempt.socket.fd, reported: code))
         case .handshaking:
             attempt.timer.cancel()
             handshakeEnded(attempt, connected: connected, events: events, errnoCode: code)
         }
     }
 
-    private func failed(_ attempt: Running, code: Int32) {
+    private func failed(_ attempt: Attempt, code: Int32) {
         _ = take(attempt.index)
         let outcome: UpstreamAttemptOutcome = code == ECONNREFUSED ? .refused : .error
         let failure = ConnectFailure.Attempt.Outcome(errno: code)
@@ -169,28 +172,23 @@ final class Connector {
         perform(race.attemptFailed(attempt.index))
     }
 
-    private func won(_ winner: Running) {
-        let bev = winner.bev
+    private func won(_ winner: Attempt) {
         var one: Int32 = 1
-        setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(winner.socket.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         if let tls {
             // The timer keeps running: the handshake counts within the connect timeout.
             startHandshake(winner, tls: tls)
         } else {
             _ = take(winner.index)
             winner.timer.cancel()
-            finish(.success(UpstreamConnection(bev: bev, key: key, address: winner.address)))
+            finish(.success(UpstreamConnection(socket: winner.socket.take(), key: key, address: winner.address)))
         }
     }
 
-    /// Moves the connected socket from the plain bufferevent to an OpenSSL one, which then owns it and
-    /// the SSL (BEV_OPT_CLOSE_ON_FREE: freeing it frees the SSL and closes the socket).
-    private func startHandshake(_ winner: Running, tls: (context: TLSClientContext, host: String)) {
-        let plain = winner.bev
-        let fd = bufferevent_getfd(plain)
-        // With no fd left, freeing the plain bufferevent no longer closes the socket.
-        bufferevent_setfd(plain, -1)
-        bufferevent_free(plain)
+    /// Moves the connected socket from the plain buffers to TLS ones, which then own it and the SSL
+    /// (closing them frees the SSL and closes the socket).
+    private func startHandshake(_ winner: Attempt, tls: (context: TLSClientContext, host: String)) {
+        let fd = winner.socket.releaseDescriptor()
         let ssl: OpaquePointer
         switch tls.context.makeSSL(host: tls.host, port: winner.address.port) {
         case .success(let made): ssl = made
@@ -201,8 +199,7 @@ final class Connector {
             Logger.warning("event=tls_setup_failed host=\(tls.host) address=\(winner.address) reason=\"\(failure)\"")
             return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: winner.address))))
         }
-        guard let bev = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                                       Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard let secured = BufferedSocket(tlsClientOn: fd, ssl: ssl, base: base) else {
             SSL_free(ssl)
             Glibc.close(fd)
             _ = take(winner.index)
@@ -210,34 +207,33 @@ final class Connector {
             let failure = TLSFailure(.handshakeFailed("cannot set up TLS on the connection (out of memory)"))
             return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: winner.address))))
         }
-        winner.bev = bev
+        winner.socket = secured
         winner.phase = .handshaking
         // The handshake starts once the loop sees the socket writable, so the callback is in place in time.
-        bufferevent_setcb(bev, nil, nil, BufferEventCallbacks.connectEvent, Unmanaged.passUnretained(self).toOpaque())
+        winner.socket.handOver(to: winner, calling: BufferEventCallbacks.connectAttempt)
     }
 
-    private func handshakeEnded(_ attempt: Running, connected: Bool, events: Int16, errnoCode: Int32) {
+    private func handshakeEnded(_ attempt: Attempt, connected: Bool, events: Int16, errnoCode: Int32) {
         guard let tls else { return }
-        let bev = attempt.bev
         var failure: TLSFailure?
-        if connected, let ssl = bufferevent_openssl_get_ssl(bev) {
+        if connected, let ssl = attempt.socket.ssl {
             failure = tls.context.pinFailure(ssl, host: tls.host)
         } else {
-            failure = TLSFailure.diagnose(handshakeOf: bev, events: events, errnoCode: errnoCode, host: tls.host)
+            failure = TLSFailure.diagnose(handshakeOf: attempt.socket, events: events, errnoCode: errnoCode, host: tls.host)
         }
-        bufferevent_setcb(bev, nil, nil, nil, nil)
+        attempt.socket.dropCallbacks()
         _ = take(attempt.index)
         if let failure {
-            bufferevent_free(bev)
+            attempt.socket.close()
             tls.context.forgetSession(host: tls.host, port: attempt.address.port)
             recordTLSFailure(failure, address: attempt.address)
             return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: attempt.address))))
         }
         health?.handshakeSucceeded(attempt.address)
-        finish(.success(UpstreamConnection(bev: bev, key: key, address: attempt.address, isTLS: true)))
+        finish(.success(UpstreamConnection(socket: attempt.socket.take(), key: key, address: attempt.address)))
     }
 
-    private func timerFired(_ attempt: Running) {
+    private func timerFired(_ attempt: Attempt) {
         switch attempt.phase {
         case .connecting:
             _ = take(attempt.index)
@@ -270,15 +266,14 @@ final class Connector {
     }
 
     /// Removes the attempt at plan position `index` from the running ones.
-    private func take(_ index: Int) -> Running? {
+    private func take(_ index: Int) -> Attempt? {
         guard let position = running.firstIndex(where: { $0.index == index }) else { return nil }
         return running.remove(at: position)
     }
 
-    private func discard(_ attempt: Running) {
+    private func discard(_ attempt: Attempt) {
         attempt.timer.cancel()
-        bufferevent_setcb(attempt.bev, nil, nil, nil, nil)
-        bufferevent_free(attempt.bev)
+        attempt.socket.close()
     }
 
     private func finish(_ result: Result<UpstreamConnection, ConnectFailure>) {
@@ -291,10 +286,10 @@ final class Connector {
 
     /// Why a connect failed. libevent sets errno from SO_ERROR for most failures, but reports a refusal that
     /// connect() returned at once through a deferred callback, with errno unrelated by then.
-    private static func connectError(_ bev: OpaquePointer, reported: Int32) -> Int32 {
+    private static func connectError(_ fd: Int32, reported: Int32) -> Int32 {
         var code: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        if getsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_ERROR, &code, &length) == 0, code != 0 { return code }
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0, code != 0 { return code }
         switch reported {
         case ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH, ECONNRESET, EADDRNOTAVAIL: return reported
         default: return ECONNREFUSED

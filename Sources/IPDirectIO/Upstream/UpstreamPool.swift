@@ -37,7 +37,7 @@ final class UpstreamPool {
                 let connection = idle.values[slot].remove(at: index)
                 connection.pool = nil
                 if connection.looksReusable {
-                    // Reading stays enabled; the new owner replaces the callbacks and the timeout.
+                    // Reading stays enabled; the new owner takes the callbacks over and sets its own timeout.
                     return connection
                 }
                 connection.close()
@@ -68,11 +68,9 @@ final class UpstreamPool {
         }
         connection.reused = true
         connection.pool = self
-        let context = Unmanaged.passUnretained(connection).toOpaque()
-        bufferevent_setcb(connection.bev, BufferEventCallbacks.poolRead, nil, BufferEventCallbacks.poolEvent, context)
-        var timeout = timeval(millis: idleTimeoutMillis)
-        bufferevent_set_timeouts(connection.bev, &timeout, nil)
-        bufferevent_enable(connection.bev, Int16(EV_READ))
+        connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
+        connection.socket.setTimeouts(readMillis: idleTimeoutMillis, writeMillis: nil)
+        connection.socket.resumeReading()
         guard let slot = idle.index(forKey: connection.key) else {
             idle[connection.key] = [connection]
             return

@@ -24,10 +24,10 @@ import IPDirectTesting
                 throw FixtureError("socketpair: \(String(cString: strerror(errno)))")
             }
             evutil_make_socket_nonblocking(fds[0])
-            guard let bev = bufferevent_socket_new(base.raw, fds[0], Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            guard let socket = BufferedSocket(socket: fds[0], base: base) else {
                 throw FixtureError("bufferevent_socket_new failed")
             }
-            connection = UpstreamConnection(bev: bev, key: key, address: address)
+            connection = UpstreamConnection(socket: socket, key: key, address: address)
             originFD = fds[1]
         }
 

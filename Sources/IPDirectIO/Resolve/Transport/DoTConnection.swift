@@ -78,7 +78,7 @@ final class DoTConnection {
                 message[0] = UInt8(id >> 8)
                 message[1] = UInt8(id & 0xFF)
                 entry.exchange.phase = .awaitingResponse
-                DNSStreamFraming.append(message, to: bufferevent_get_output(upstream.bev))
+                DNSStreamFraming.append(message, to: upstream.socket.output)
             case .deliver(let ticket):
                 guard let entry = entries.removeValue(forKey: ticket) else { continue }
                 entry.exchange.detach = nil
@@ -127,9 +127,8 @@ final class DoTConnection {
             connectionsOpened += 1
             opened()
             Logger.info("event=dot_connection_opened \(logPrefix) resumed=\(upstream.tlsSessionResumed) opened=\(connectionsOpened)")
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            bufferevent_setcb(upstream.bev, BufferEventCallbacks.dotRead, nil, BufferEventCallbacks.dotEvent, context)
-            bufferevent_enable(upstream.bev, Int16(EV_READ | EV_WRITE))
+            upstream.socket.handOver(to: self, calling: BufferEventCallbacks.dot)
+            upstream.socket.resumeReadingAndWriting()
             perform(pipeline.connected(now: Self.nowMillis()))
         }
     }
@@ -137,7 +136,7 @@ final class DoTConnection {
     /// Takes every complete message off the stream; a partial one waits for more bytes.
     func didRead() {
         guard let upstream else { return }
-        while let message = DNSStreamFraming.takeMessage(from: upstream.input) {
+        while let message = DNSStreamFraming.takeMessage(from: upstream.socket.input) {
             received(message)
             // A delivery may have closed the connection (the provider stopping).
             if self.upstream == nil { return }
@@ -159,7 +158,7 @@ final class DoTConnection {
         if events & Int16(BEV_EVENT_EOF) != 0 {
             reason = "the server closed the connection"
         } else if events & Int16(BEV_EVENT_ERROR) != 0 {
-            reason = OpenSSLErrorQueue.drain(bufferevent: upstream.bev) ?? Connector.errnoText(code)
+            reason = upstream.socket.takeOpenSSLError() ?? Connector.errnoText(code)
         } else {
             return
         }

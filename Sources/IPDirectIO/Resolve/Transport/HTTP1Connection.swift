@@ -34,26 +34,24 @@ final class HTTP1Connection {
         exchange.detach = { [weak self] in self?.abandon() }
         listen()
         // The exchange's own timer bounds the wait; no idle timeout while busy.
-        bufferevent_set_timeouts(upstream.bev, nil, nil)
+        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
         let bytes = HTTPDNSRequestEncoder.http1Bytes(exchange.request, authority: route?.endpoint.authority ?? "")
-        bufferevent_write(upstream.bev, bytes, bytes.count)
+        bytes.withUnsafeBytes { upstream.socket.write($0) }
     }
 
     /// Waits idle: any byte, EOF or `timeoutMillis` of silence ends the connection.
     func waitIdle(timeoutMillis: Int) {
         listen()
-        var timeout = timeval(millis: timeoutMillis)
-        bufferevent_set_timeouts(upstream.bev, &timeout, nil)
+        upstream.socket.setTimeouts(readMillis: timeoutMillis, writeMillis: nil)
     }
 
     private func listen() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        bufferevent_setcb(upstream.bev, BufferEventCallbacks.http1Read, nil, BufferEventCallbacks.http1Event, context)
-        bufferevent_enable(upstream.bev, Int16(EV_READ | EV_WRITE))
+        upstream.socket.handOver(to: self, calling: BufferEventCallbacks.http1)
+        upstream.socket.resumeReadingAndWriting()
     }
 
     func didRead() {
-        let input = upstream.input
+        let input = upstream.socket.input
         let count = evbuffer_get_length(input)
         var bytes = [UInt8](repeating: 0, count: count)
         if count > 0 { evbuffer_remove(input, &bytes, count) }
@@ -76,7 +74,7 @@ final class HTTP1Connection {
             return handle(reader.receiveEnd())
         }
         if events & Int16(BEV_EVENT_ERROR) != 0 {
-            let reason = upstream.isTLS ? (OpenSSLErrorQueue.drain(bufferevent: upstream.bev) ?? Connector.errnoText(code))
+            let reason = upstream.isTLS ? (upstream.socket.takeOpenSSLError() ?? Connector.errnoText(code))
                                         : Connector.errnoText(code)
             if hasServedBefore && !reader.receivedAnything && !exchange.wasRetried {
                 return endStale(exchange)

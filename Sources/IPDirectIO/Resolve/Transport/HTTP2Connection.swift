@@ -54,14 +54,11 @@ final class HTTP2Connection {
         // RFC 9113 §6.5.2: a resolver has no use for server push.
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        bufferevent_setcb(upstream.bev, BufferEventCallbacks.http2Read, nil, BufferEventCallbacks.http2Event, context)
-        bufferevent_set_timeouts(upstream.bev, nil, nil)
-        bufferevent_enable(upstream.bev, Int16(EV_READ | EV_WRITE))
+        upstream.socket.handOver(to: self, calling: BufferEventCallbacks.http2)
+        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        upstream.socket.resumeReadingAndWriting()
         // The server's SETTINGS may have arrived with the end of the TLS handshake, before the callbacks.
-        if evbuffer_get_length(upstream.input) > 0 {
-            bufferevent_trigger(upstream.bev, Int16(EV_READ), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
-        }
+        if upstream.socket.inputLength > 0 { upstream.socket.triggerRead() }
         // The client connection preface and SETTINGS (RFC 9113 §3.4) go out now.
         flush()
         idleTimer.schedule(afterMillis: limits.idleTimeoutMillis)
@@ -137,7 +134,7 @@ final class HTTP2Connection {
 
     func didRead() {
         guard let session, !isClosed else { return }
-        let input = upstream.input
+        let input = upstream.socket.input
         let length = evbuffer_get_length(input)
         guard length > 0, let bytes = evbuffer_pullup(input, -1) else { return }
         let consumed = nghttp2_session_mem_recv(session, bytes, length)
@@ -157,7 +154,7 @@ final class HTTP2Connection {
         if events & Int16(BEV_EVENT_EOF) != 0 {
             close(failing: .connectionClosed("the server closed the HTTP/2 connection"))
         } else if events & Int16(BEV_EVENT_ERROR) != 0 {
-            let reason = OpenSSLErrorQueue.drain(bufferevent: upstream.bev) ?? Connector.errnoText(code)
+            let reason = upstream.socket.takeOpenSSLError() ?? Connector.errnoText(code)
             close(failing: .connectionClosed(reason))
         }
         settle()
@@ -248,7 +245,7 @@ final class HTTP2Connection {
                 return close(failing: .protocolError(String(cString: nghttp2_strerror(Int32(length)))))
             }
             guard length > 0, let data else { break }
-            bufferevent_write(upstream.bev, data, length)
+            upstream.socket.write(UnsafeRawBufferPointer(start: data, count: length))
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             // Both sides are done (GOAWAY exchanged, no stream left).

@@ -156,7 +156,7 @@ final class HTTPDNSRoute {
 
     /// RFC 7301 §3.2: the protocol the server picked, nil without TLS or when it picked none.
     private static func selectedALPN(_ upstream: UpstreamConnection) -> String? {
-        guard upstream.isTLS, let ssl = bufferevent_openssl_get_ssl(upstream.bev) else { return nil }
+        guard upstream.isTLS, let ssl = upstream.socket.ssl else { return nil }
         var name: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &name, &length)
