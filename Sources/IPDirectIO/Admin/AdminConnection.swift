@@ -15,7 +15,7 @@ final class AdminConnection {
     static let writeTimeoutSeconds = 30
 
     unowned let server: AdminServer
-    let bev: OpaquePointer
+    private var socket: BufferedSocket
     let peer: String
     /// The address the listener's per-client cap counted this connection under.
     let client: IPAddress?
@@ -28,9 +28,9 @@ final class AdminConnection {
     private var deadline: AdminHeadDeadline
     private let deadlineTimer: Timer
 
-    init(server: AdminServer, bev: OpaquePointer, peer: String, client: IPAddress?, authority: AdminAuthority) {
+    init(server: AdminServer, socket: consuming BufferedSocket, peer: String, client: IPAddress?, authority: AdminAuthority) {
         self.server = server
-        self.bev = bev
+        self.socket = socket
         self.peer = peer
         self.client = client
         self.authority = authority
@@ -38,17 +38,13 @@ final class AdminConnection {
         deadlineTimer = Timer(base: server.base)
     }
 
-    private var input: OpaquePointer { bufferevent_get_input(bev) }
-    private var output: OpaquePointer { bufferevent_get_output(bev) }
 
     func start() {
-        bufferevent_setcb(bev, BufferEventCallbacks.adminRead, BufferEventCallbacks.adminWrite,
-                          BufferEventCallbacks.adminEvent, Unmanaged.passUnretained(self).toOpaque())
-        var write = timeval(tv_sec: AdminConnection.writeTimeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bev, nil, &write)
+        socket.handOver(to: self, calling: BufferEventCallbacks.admin)
+        socket.setTimeouts(readMillis: nil, writeMillis: AdminConnection.writeTimeoutSeconds * 1000)
         deadlineTimer.action = { [unowned self] in deadlinePassed() }
         deadlineTimer.schedule(afterMillis: deadline.accepted(now: MonotonicClock.nowMicros()))
-        bufferevent_enable(bev, Int16(EV_READ))
+        socket.resumeReading()
     }
 
     func didRead() {
@@ -64,7 +60,7 @@ final class AdminConnection {
     }
 
     private func deadlinePassed() {
-        switch deadline.check(now: MonotonicClock.nowMicros(), partialHead: evbuffer_get_length(input) > 0) {
+        switch deadline.check(now: MonotonicClock.nowMicros(), partialHead: socket.inputLength > 0) {
         case .unarmed:
             return
         case .pending(let millis):
@@ -73,7 +69,7 @@ final class AdminConnection {
             server.log(closing: peer, reason, details: "header_timeout_ms=\(deadline.limitMillis)")
             // Written without waiting: a client too slow to send a head may not read either, and its slot
             // is wanted back now.
-            if let answer { AdminConnection.sendWithoutWaiting(answer, to: bufferevent_getfd(bev)) }
+            if let answer { AdminConnection.sendWithoutWaiting(answer, to: socket.fd) }
             close()
         }
     }
@@ -87,9 +83,9 @@ final class AdminConnection {
     func didReceive(events: Int16) {
         let cleanEOF = events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) == 0
         // A client that half-closes after its request still gets the answer.
-        if cleanEOF && (pending != nil || evbuffer_get_length(output) > 0) {
+        if cleanEOF && (pending != nil || socket.outputLength > 0) {
             closeAfterWrite = true
-            bufferevent_disable(bev, Int16(EV_READ))
+            socket.pauseReading()
             return
         }
         close()
@@ -98,10 +94,10 @@ final class AdminConnection {
     /// Answers the buffered requests in order until one has to wait for the resolver.
     private func serveBuffered() {
         while !closed, !closeAfterWrite, pending == nil {
-            let length = evbuffer_get_length(input)
+            let length = socket.inputLength
             guard length > 0 else { return }
             let peek = min(length, AdminConnection.limits.maxHeadBytes + 1)
-            guard let start = evbuffer_pullup(input, peek) else { return }
+            guard let start = evbuffer_pullup(socket.input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             switch RequestHeadParser.parse(bytes, limits: AdminConnection.limits) {
             case .incomplete:
@@ -119,7 +115,7 @@ final class AdminConnection {
                 } else {
                     originTarget = nil
                 }
-                evbuffer_drain(input, head.headLength)
+                evbuffer_drain(socket.input, head.headLength)
                 if let refusal = AdminRefusal(method: head.method, fields: fields, authority: authority) {
                     return refuse(refusal, method: method, target: originTarget ?? "\(head.target)",
                                   headOnly: head.method == .head)
@@ -160,7 +156,7 @@ final class AdminConnection {
             pending = nil
             send(.json(200, AdminJSON.dnsAnswer(name: name, family: family, result: result)),
                  method: method, target: target, persistence: persistence, headOnly: headOnly)
-            if !closeAfterWrite { bufferevent_enable(bev, Int16(EV_READ)) }
+            if !closeAfterWrite { socket.resumeReading() }
             serveBuffered()
         }
         switch lookup {
@@ -172,17 +168,17 @@ final class AdminConnection {
             pending = handle
             // Nothing is parsed while the lookup runs, so nothing more is read: a client streaming bytes
             // behind a slow /resolve would otherwise grow the input buffer without bound.
-            bufferevent_disable(bev, Int16(EV_READ))
+            socket.pauseReading()
         }
     }
 
     private func send(_ response: AdminResponse, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {
         Logger.debug("event=admin_request client=\(peer) method=\(method) target=\(LogQuote.token(target)) status=\(response.status)")
         let bytes = response.bytes(persistence: persistence, headOnly: headOnly)
-        _ = bytes.withUnsafeBytes { evbuffer_add(output, $0.baseAddress, $0.count) }
+        bytes.withUnsafeBytes { socket.write($0) }
         if persistence.closes {
             closeAfterWrite = true
-            bufferevent_disable(bev, Int16(EV_READ))
+            socket.pauseReading()
         }
     }
 
@@ -193,8 +189,7 @@ final class AdminConnection {
         deadlineTimer.cancel()
         pending?.cancel()
         pending = nil
-        bufferevent_setcb(bev, nil, nil, nil, nil)
-        bufferevent_free(bev)
+        socket.close()
         server.connectionEnded(self)
     }
 }

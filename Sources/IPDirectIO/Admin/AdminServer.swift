@@ -98,13 +98,13 @@ final class AdminServer {
         }
         // A wildcard listener is named by the address the connection arrived on.
         guard let local = SocketAddress(localOf: fd),
-              let bev = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+              let socket = BufferedSocket(socket: fd, base: base) else {
             Glibc.close(fd)
             limits.release(peerAddress?.ip)
             return
         }
         let authority = AdminAuthority(listening: boundAddresses, arrivedOn: local)
-        let connection = AdminConnection(server: self, bev: bev, peer: peer, client: peerAddress?.ip, authority: authority)
+        let connection = AdminConnection(server: self, socket: socket, peer: peer, client: peerAddress?.ip, authority: authority)
         connections[ObjectIdentifier(connection)] = connection
         connection.start()
     }

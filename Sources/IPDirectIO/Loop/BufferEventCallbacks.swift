@@ -62,15 +62,12 @@ extension BufferEventCallbacks {
 }
 
 extension BufferEventCallbacks {
-    static let adminRead: bufferevent_data_cb = { _, context in
-        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
-    }
-    static let adminWrite: bufferevent_data_cb = { _, context in
-        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didDrain()
-    }
-    static let adminEvent: bufferevent_event_cb = { _, events, context in
-        Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
-    }
+    static let admin = BufferEventHandlers<AdminConnection>(
+        read: { _, context in Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didRead() },
+        drain: { _, context in Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didDrain() },
+        event: { _, events, context in
+            Unmanaged<AdminConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+        })
 }
 
 extension BufferEventCallbacks {
