@@ -13,7 +13,7 @@ final class DNSForwardExchange: ResolveHandle {
     private let timer: Timer
     private var datagramFD: Int32 = -1
     private var datagramEvent: OpaquePointer?
-    private var stream: OpaquePointer?
+    private var stream = BufferedSocket()
     private(set) var isFinished = false
     /// Runs once when the exchange ends, answered or cancelled, so its owner can let it go.
     var ended: ((DNSForwardExchange) -> Void)?
@@ -102,24 +102,22 @@ final class DNSForwardExchange: ResolveHandle {
     }
 
     private func connectStream(to server: SocketAddress) -> String? {
-        guard let bev = bufferevent_socket_new(base.raw, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        guard let socket = BufferedSocket(socket: -1, base: base) else {
             return "cannot make a TCP connection"
         }
-        stream = bev
-        bufferevent_setcb(bev, BufferEventCallbacks.dnsForwardRead, nil, BufferEventCallbacks.dnsForwardEvent,
-                          Unmanaged.passUnretained(self).toOpaque())
-        guard server.withSockaddr({ bufferevent_socket_connect(bev, $0, Int32($1)) }) == 0 else {
+        stream = socket
+        stream.handOver(to: self, calling: BufferEventCallbacks.dnsForward)
+        guard stream.connect(to: server) else {
             return "connect: \(String(cString: strerror(errno)))"
         }
-        DNSStreamFraming.append(attempts.relayed.wire, to: bufferevent_get_output(bev))
-        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        DNSStreamFraming.append(attempts.relayed.wire, to: stream.output)
+        stream.resumeReadingAndWriting()
         return nil
     }
 
     /// Reads one length-prefixed message (RFC 1035 §4.2.2) once all of it is there.
     func didReadStream() {
-        guard let stream else { return }
-        guard let message = DNSStreamFraming.takeMessage(from: bufferevent_get_input(stream)) else { return }
+        guard stream.isOpen, let message = DNSStreamFraming.takeMessage(from: stream.input) else { return }
         perform(attempts.received(message))
     }
 
@@ -140,10 +138,6 @@ final class DNSForwardExchange: ResolveHandle {
             Glibc.close(datagramFD)
             datagramFD = -1
         }
-        if let stream {
-            bufferevent_setcb(stream, nil, nil, nil, nil)
-            bufferevent_free(stream)
-            self.stream = nil
-        }
+        stream.close()
     }
 }

@@ -6,7 +6,7 @@ import IPDirectCore
 /// in flight at once and answered in the order their lookups finish, closed after
 /// `DNSSettings.tcpIdleTimeoutMs` with nothing in flight, or at once on a message that cannot be read.
 final class DNSStreamConnection {
-    private let bev: OpaquePointer
+    private var socket: BufferedSocket
     private let client: SocketAddress
     private unowned let responder: DNSResponder
     /// Called once when the connection is closed, so its owner lets it go.
@@ -22,57 +22,54 @@ final class DNSStreamConnection {
     /// Answers waiting for a client that does not read them; past this no more queries are read from it.
     static let maximumUnsentBytes = 256 * 1024
 
-    init(bev: OpaquePointer, client: SocketAddress, responder: DNSResponder, closed: @escaping (DNSStreamConnection) -> Void) {
-        self.bev = bev
+    init(socket: consuming BufferedSocket, client: SocketAddress, responder: DNSResponder, closed: @escaping (DNSStreamConnection) -> Void) {
+        self.socket = socket
         self.client = client
         self.responder = responder
         self.closed = closed
     }
 
     func start() {
-        bufferevent_setcb(bev, BufferEventCallbacks.dnsStreamRead, BufferEventCallbacks.dnsStreamWrite,
-                          BufferEventCallbacks.dnsStreamEvent, Unmanaged.passUnretained(self).toOpaque())
-        var idle = timeval(millis: DNSSettings.tcpIdleTimeoutMs)
-        bufferevent_set_timeouts(bev, &idle, &idle)
-        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        socket.handOver(to: self, calling: BufferEventCallbacks.dnsStream)
+        socket.setTimeouts(readMillis: DNSSettings.tcpIdleTimeoutMs, writeMillis: DNSSettings.tcpIdleTimeoutMs)
+        socket.resumeReadingAndWriting()
     }
 
     func didRead() {
         guard !isReading else { return }
         isReading = true
         defer { isReading = false }
-        let input = bufferevent_get_input(bev)
+        let input = socket.input
         while !isClosed, mayTakeQueries, let message = DNSStreamFraming.takeMessage(from: input) {
             handle(message)
         }
         guard !isClosed else { return }
         // Past either limit the rest waits in the kernel until answers go out.
-        if !mayTakeQueries || closeWhenAnswered { bufferevent_disable(bev, Int16(EV_READ)) }
+        if !mayTakeQueries || closeWhenAnswered { socket.pauseReading() }
     }
 
     /// Whether another query may be read: few enough in flight, and the client reads its answers.
     private var mayTakeQueries: Bool {
         inFlight < DNSSettings.maxQueriesInFlightPerConnection
-            && evbuffer_get_length(bufferevent_get_output(bev)) < Self.maximumUnsentBytes
+            && socket.outputLength < Self.maximumUnsentBytes
     }
 
     func didDrain() {
         resumeReading()
-        if closeWhenAnswered, !isClosed, inFlight == 0, evbuffer_get_length(bufferevent_get_output(bev)) == 0 { close() }
+        if closeWhenAnswered, !isClosed, inFlight == 0, socket.outputLength == 0 { close() }
     }
 
     func didReceive(events: Int16) {
         if events & Int16(BEV_EVENT_TIMEOUT) != 0, inFlight > 0, events & Int16(BEV_EVENT_ERROR) == 0 {
             // Idle only counts with nothing in flight: a slow lookup is not an idle client.
-            bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+            socket.resumeReadingAndWriting()
             return
         }
-        let hasWork = inFlight > 0 || evbuffer_get_length(bufferevent_get_output(bev)) > 0
-            || evbuffer_get_length(bufferevent_get_input(bev)) > 0
+        let hasWork = inFlight > 0 || socket.outputLength > 0 || socket.inputLength > 0
         if events & Int16(BEV_EVENT_EOF) != 0, events & Int16(BEV_EVENT_ERROR) == 0, hasWork {
             // A client may send its queries and close its side; the answers still go out.
             closeWhenAnswered = true
-            bufferevent_disable(bev, Int16(EV_READ))
+            socket.pauseReading()
             return didDrain()
         }
         close()
@@ -108,7 +105,7 @@ final class DNSStreamConnection {
                 else { return false }
                 framed[0] = UInt8(size >> 8)
                 framed[1] = UInt8(truncatingIfNeeded: size)
-                evbuffer_add(bufferevent_get_output(bev), framed.baseAddress, prefix + size)
+                evbuffer_add(socket.output, framed.baseAddress, prefix + size)
                 return true
             }
         }
@@ -118,7 +115,7 @@ final class DNSStreamConnection {
         guard !isClosed else { return }
         lookups[lookup] = nil
         inFlight -= 1
-        DNSStreamFraming.append(bytes, to: bufferevent_get_output(bev))
+        DNSStreamFraming.append(bytes, to: socket.output)
         resumeReading()
     }
 
@@ -126,8 +123,8 @@ final class DNSStreamConnection {
     /// when more bytes arrive.
     private func resumeReading() {
         guard !isClosed, mayTakeQueries else { return }
-        if !closeWhenAnswered { bufferevent_enable(bev, Int16(EV_READ)) }
-        if evbuffer_get_length(bufferevent_get_input(bev)) > 0 { didRead() }
+        if !closeWhenAnswered { socket.resumeReading() }
+        if socket.inputLength > 0 { didRead() }
     }
 
     /// Cancels the lookups still running and frees the connection; idempotent.
@@ -136,8 +133,7 @@ final class DNSStreamConnection {
         isClosed = true
         for handle in lookups.values { handle.cancel() }
         lookups.removeAll()
-        bufferevent_setcb(bev, nil, nil, nil, nil)
-        bufferevent_free(bev)
+        socket.close()
         closed(self)
     }
 }

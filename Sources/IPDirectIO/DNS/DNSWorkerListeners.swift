@@ -37,11 +37,11 @@ final class DNSWorkerListeners {
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>) {
         guard connections.count < Self.maximumStreamConnections, let client = SocketAddress(sockaddr: address),
-              let bev = bufferevent_socket_new(worker.base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+              let socket = BufferedSocket(socket: fd, base: worker.base) else {
             Glibc.close(fd)
             return
         }
-        let connection = DNSStreamConnection(bev: bev, client: client, responder: responder) { [unowned self] closed in
+        let connection = DNSStreamConnection(socket: socket, client: client, responder: responder) { [unowned self] closed in
             connections[ObjectIdentifier(closed)] = nil
         }
         connections[ObjectIdentifier(connection)] = connection

@@ -71,22 +71,17 @@ extension BufferEventCallbacks {
 }
 
 extension BufferEventCallbacks {
-    static let dnsStreamRead: bufferevent_data_cb = { _, context in
-        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didRead()
-    }
-    static let dnsStreamWrite: bufferevent_data_cb = { _, context in
-        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didDrain()
-    }
-    static let dnsStreamEvent: bufferevent_event_cb = { _, events, context in
-        Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
-    }
-
-    static let dnsForwardRead: bufferevent_data_cb = { _, context in
-        Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReadStream()
-    }
-    static let dnsForwardEvent: bufferevent_event_cb = { _, events, context in
-        Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReceiveStream(events: events)
-    }
+    static let dnsStream = BufferEventHandlers<DNSStreamConnection>(
+        read: { _, context in Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didRead() },
+        drain: { _, context in Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didDrain() },
+        event: { _, events, context in
+            Unmanaged<DNSStreamConnection>.fromOpaque(context!).takeUnretainedValue().didReceive(events: events)
+        })
+    static let dnsForward = BufferEventHandlers<DNSForwardExchange>(
+        read: { _, context in Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReadStream() },
+        event: { _, events, context in
+            Unmanaged<DNSForwardExchange>.fromOpaque(context!).takeUnretainedValue().didReceiveStream(events: events)
+        })
 }
 
 extension BufferEventCallbacks {

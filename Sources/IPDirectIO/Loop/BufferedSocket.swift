@@ -16,6 +16,11 @@ struct BufferedSocket: ~Copyable {
         self.raw = raw
     }
 
+    /// Owns nothing yet: for an owner whose socket comes later.
+    init() {
+        raw = nil
+    }
+
     /// A plain socket on `fd` (or, with -1, one to `connect(to:)` later) that closes the socket when freed.
     init?(socket fd: Int32, base: EventBase) {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
