@@ -1,8 +1,9 @@
 /// Who may use the proxy: the client ACL (`[access] clients`) and credentials (`[access] auth_file`).
 extension SessionMachine {
     /// A request from a client that is not refused outright goes on once its credentials are accepted.
-    mutating func admit(_ exchange: Exchange, head: RequestHead, bytes: UnsafeRawBufferPointer,
-                        _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+    /// The request waits in `resolving`, which the credentials' check takes over.
+    mutating func admit(head: RequestHead, bytes: UnsafeRawBufferPointer, _ levels: BufferLevels,
+                        now: Int64) -> [SessionAction] {
         guard clientPermitted else { return refuseClient(levels, now: now) }
         switch ProxyCredentials.find(in: head, bytes: bytes) {
         case .none:
@@ -10,7 +11,8 @@ extension SessionMachine {
         case .malformed(let reason):
             return respond(with: .authenticationRequired("unusable Proxy-Authorization: \(reason)"), levels, now: now)
         case .basic(let credentials):
-            state = .authenticating(exchange, .proxyRequest)
+            guard case .resolving(let outbound) = state else { return [] }
+            state = .authenticating(.proxyRequest(outbound))
             return [.verifyCredentials(user: credentials.user, password: credentials.password)]
         }
     }
@@ -26,31 +28,31 @@ extension SessionMachine {
     /// the password).
     public mutating func credentialsChecked(user: String, refusal: String?, _ levels: BufferLevels,
                                             now: Int64) -> [SessionAction] {
-        guard case .authenticating(let exchange, let purpose) = state else { return [] }
+        guard case .authenticating(let purpose) = state else { return [] }
         switch purpose {
-        case .proxyRequest:
+        case .proxyRequest(let outbound):
             guard refusal == nil else {
                 return respond(with: .authenticationRequired("credentials for user \(LogQuote.token(user)) were refused"),
                                levels, now: now)
             }
-            exchange.user = user
-            if let refused = tunnelPortRefusal(exchange) { return respond(with: refused, levels, now: now) }
-            return beginResolving(exchange, now: now)
+            request = request.authenticated(as: user)
+            if let refused = tunnelPortRefusal() { return respond(with: refused, levels, now: now) }
+            return beginResolving(outbound, now: now)
         case .socks5:
             guard refusal == nil else {
-                exchange.status = 407
-                exchange.note = "SOCKS5 credentials for user \(LogQuote.token(user)) were refused"
-                state = .socks(exchange, .credentials)
+                record.status = 407
+                record.note = "SOCKS5 credentials for user \(LogQuote.token(user)) were refused"
+                state = .socks(.credentials)
                 let reply = SOCKS5Credentials.reply(accepted: false)
-                exchange.bytesToClient += UInt64(reply.count)
+                record.bytesToClient += UInt64(reply.count)
                 var actions: [SessionAction] = [.sendToClient(reply)]
-                actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+                actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
                 return actions
             }
-            exchange.user = user
-            state = .socks(exchange, .request)
+            request = request.authenticated(as: user)
+            state = .socks(.request)
             let reply = SOCKS5Credentials.reply(accepted: true)
-            exchange.bytesToClient += UInt64(reply.count)
+            record.bytesToClient += UInt64(reply.count)
             return [.sendToClient(reply), .readNextRequest]
         }
     }

@@ -10,21 +10,25 @@ extension SessionMachine {
     /// open only when the request was well framed and fully read.
     mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64,
                           closing: Bool = false) -> [SessionAction] {
-        let exchange = state.exchange ?? .unparsed(at: now)
-        if exchange.frontEnd != .http { return refuseSOCKS(exchange, error, levels, now: now) }
+        if !state.servesRequest {
+            request = .unparsed(at: now)
+            record = ExchangeRecord()
+        }
+        if request.frontEnd != .http { return refuseSOCKS(error, levels, now: now) }
         let malformed = closing || (error.kind == .httpRequestError && error.status != 403)
+        let bodyComplete = requestBodyComplete
         let persistence = ResponsePersistence.lengthDelimited(
-            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
-            mustClose: malformed || exchange.isConnect || !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+            clientVersion: request.clientVersion, clientKeepAlive: request.keepAlive,
+            mustClose: malformed || request.isConnect || !bodyComplete || clientHasNoMoreRequests(levels))
         let answer = error.response(proxyName: rules.proxy.viaName, persistence: persistence,
-                                    headOnly: exchange.methodKind == .head)
-        exchange.status = error.status
-        exchange.note = error.details
-        exchange.bytesToClient += UInt64(answer.count)
-        var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort), .sendToClient(answer)]
+                                    headOnly: request.methodKind == .head)
+        record.status = error.status
+        record.note = error.details
+        record.bytesToClient += UInt64(answer.count)
+        var actions: [SessionAction] = [.reportError(error, target: request.hostPort), .sendToClient(answer)]
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
-        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now,
-                          requestMalformed: malformed)
+        actions += finish(requestBodyComplete: bodyComplete, closeClientAfter: persistence.closes,
+                          releasing: nil, levels, now: now, requestMalformed: malformed)
         return actions
     }
 
@@ -32,17 +36,18 @@ extension SessionMachine {
     /// nil when there is none), and read the next request or close.
     /// `requestMalformed`: the request could not be read as sent, so nothing reliable is known of what the
     /// client sends next and a closing connection lingers.
-    mutating func finish(_ exchange: Exchange, closeClientAfter: Bool, releasing reusable: Bool?,
-                         _ levels: BufferLevels, now: Int64, requestMalformed: Bool = false) -> [SessionAction] {
+    mutating func finish(requestBodyComplete: Bool, closeClientAfter: Bool,
+                         releasing reusable: Bool?, _ levels: BufferLevels, now: Int64,
+                         requestMalformed: Bool = false) -> [SessionAction] {
         var actions: [SessionAction] = []
         // One allocation for the whole list: this runs once per request.
         actions.reserveCapacity(5)
-        actions.append(.log(exchange))
+        actions.append(.log(request, record))
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
-            clientAskedToClose = !requestMalformed && !exchange.keepAlive && !exchange.isConnect
-                && exchange.frontEnd == .http && exchange.requestBody.isComplete && levels.clientInput == 0
+            clientAskedToClose = !requestMalformed && !request.keepAlive && !request.isConnect
+                && request.frontEnd == .http && requestBodyComplete && levels.clientInput == 0
             actions += beginClosing()
             return actions
         }
@@ -77,7 +82,7 @@ extension SessionMachine {
     public mutating func close() -> [SessionAction] {
         if state == .closed { return [] }
         var actions: [SessionAction] = []
-        if let exchange = state.exchange { actions.append(.log(exchange)) }
+        if state.servesRequest { actions.append(.log(request, record)) }
         state = .closed
         actions.append(.close)
         return actions
@@ -89,9 +94,9 @@ extension SessionMachine {
         return close()
     }
 
-    private func setNote(_ note: String, onlyIfEmpty: Bool) {
-        guard let exchange = state.exchange, !onlyIfEmpty || exchange.note.isEmpty else { return }
-        exchange.note = note
+    private mutating func setNote(_ note: String, onlyIfEmpty: Bool) {
+        guard state.servesRequest, !onlyIfEmpty || record.note.isEmpty else { return }
+        record.note = note
     }
 
     // MARK: - Events from the sockets and the timer
@@ -112,9 +117,9 @@ extension SessionMachine {
             return [.readNextRequest]
         case .forwarding:
             return [.pumpRequestBody]
-        case .tunneling(let exchange, let link, var tracker):
+        case .tunneling(let link, var tracker):
             tracker.sourceClosed(.toUpstream)
-            state = .tunneling(exchange, link, tracker)
+            state = .tunneling(link, tracker)
             return [.relay(from: .client)]
         case .readingHead, .parked:
             state = .readingHead
@@ -128,33 +133,31 @@ extension SessionMachine {
     public mutating func upstreamClosed(_ end: UpstreamEnd, reason: String, _ levels: BufferLevels,
                                         now: Int64) -> [SessionAction] {
         switch state {
-        case .tunneling(let exchange, var link, var tracker):
+        case .tunneling(var link, var tracker):
             link.readClosed = true
             guard end == .eof else {
-                state = .tunneling(exchange, link, tracker)
+                state = .tunneling(link, tracker)
                 return close(note: "upstream \(link.address) \(reason)")
             }
             tracker.sourceClosed(.toClient)
-            state = .tunneling(exchange, link, tracker)
+            state = .tunneling(link, tracker)
             return [.relay(from: .upstream)]
-        case .forwarding(let exchange, var forwarding):
+        case .forwarding(var forwarding):
             forwarding.upstream.readClosed = true
-            state = .forwarding(exchange, forwarding)
+            state = .forwarding(forwarding)
             let address = forwarding.upstream.address
             switch forwarding.response {
             case .awaitingHead(_, let bytesSeen):
                 var actions: [SessionAction] = []
                 if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
-                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte", host: exchange.hostKey))
+                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte", host: request.hostKey))
                 }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused is retried once
                 // on a fresh one when nothing of the request can have been consumed (RFC 9110 §9.2.2).
-                if end != .timeout, forwarding.upstream.reused, !bytesSeen, !exchange.requestHadBody,
-                   !exchange.retriedOnFreshConnection {
-                    exchange.retriedOnFreshConnection = true
-                    exchange.responseTimeoutArmed = false
+                // (`retry` is there only for a reused connection and a request without a body, tried once.)
+                if end != .timeout, !bytesSeen, let retry = forwarding.retry {
                     actions.append(.abandonUpstream)
-                    actions += beginResolving(exchange, now: now)
+                    actions += beginResolving(retry, now: now)
                     return actions
                 }
                 let error = end == .timeout
@@ -179,7 +182,7 @@ extension SessionMachine {
         switch (state, side) {
         case (.readingHead, .client):
             return clientReadClosed ? [.readNextRequest] : [.resumeReading(.client), .readNextRequest]
-        case (.forwarding(_, let forwarding), .client):
+        case (.forwarding(let forwarding), .client):
             // A spliced body reads the upstream itself and never queues in the client's output.
             if forwarding.splicingResponseBody { return [] }
             var actions: [SessionAction] = forwarding.upstream.readClosed ? [] : [.resumeReading(.upstream)]
@@ -189,10 +192,10 @@ extension SessionMachine {
                 actions.append(.readResponseHead)
             }
             return actions
-        case (.forwarding(_, let forwarding), .upstream):
+        case (.forwarding(let forwarding), .upstream):
             if forwarding.splicingRequestBody { return [] }
             return clientReadClosed ? [.pumpRequestBody] : [.resumeReading(.client), .pumpRequestBody]
-        case (.tunneling(_, let link, _), _):
+        case (.tunneling(let link, _), _):
             let partnerClosed = side == .client ? link.readClosed : clientReadClosed
             var actions: [SessionAction] = partnerClosed ? [] : [.resumeReading(side == .client ? .upstream : .client)]
             actions += settleHalfClose(levels)

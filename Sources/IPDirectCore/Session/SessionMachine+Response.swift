@@ -2,16 +2,16 @@
 extension SessionMachine {
     /// Response bytes arrived that do not yet make a whole head.
     public mutating func responseHeadIncomplete() -> [SessionAction] {
-        guard case .forwarding(let exchange, var forwarding) = state,
+        guard case .forwarding(var forwarding) = state,
               case .awaitingHead(let interim, false) = forwarding.response else { return [] }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
-        state = .forwarding(exchange, forwarding)
+        state = .forwarding(forwarding)
         return []
     }
 
     /// The upstream sent something that is not a response head.
     public mutating func responseHeadInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(_, let forwarding) = state, case .awaitingHead = forwarding.response else { return [] }
+        guard case .forwarding(let forwarding) = state, case .awaitingHead = forwarding.response else { return [] }
         return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                         details: "invalid response from \(forwarding.upstream.address): \(failure.reason)"),
                        levels, now: now)
@@ -21,18 +21,20 @@ extension SessionMachine {
     /// once this returns): an interim one passes on, a final one starts the body, a 101 a tunnel.
     public mutating func responseHeadReceived(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer,
                                               _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(let exchange, var forwarding) = state,
+        guard case .forwarding(var forwarding) = state,
               case .awaitingHead(let interim, _) = forwarding.response else { return [] }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
+        // A response byte has come: the request is no longer retried.
+        forwarding.headForRetry = nil
         var actions: [SessionAction] = []
-        if exchange.firstByteWanted, let sent = exchange.requestSentMicros {
-            exchange.firstByteWanted = false
-            actions.append(.recordFirstByte(micros: now - sent, host: exchange.hostKey))
+        if forwarding.firstByteWanted, let sent = record.requestSentMicros {
+            forwarding.firstByteWanted = false
+            actions.append(.recordFirstByte(micros: now - sent, host: request.hostKey))
         }
         let address = forwarding.upstream.address
         if head.status == 101 {
-            guard exchange.upgradeRequested else {
-                state = .forwarding(exchange, forwarding)
+            guard request.upgradeRequested else {
+                state = .forwarding(forwarding)
                 actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                                     details: "\(address) switched protocols without an Upgrade request"),
                                    levels, now: now)
@@ -40,17 +42,17 @@ extension SessionMachine {
             }
             let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName,
                                                         keepUpgrade: true, persistence: .persistent)
-            exchange.status = 101
-            exchange.firstByteMicros = now - exchange.startMicros
-            exchange.bytesToClient += UInt64(rewritten.count)
+            record.status = 101
+            record.firstByteMicros = now - request.startMicros
+            record.bytesToClient += UInt64(rewritten.count)
             actions.append(.sendToClient(rewritten))
-            actions += beginTunnel(exchange, forwarding.upstream, now: now)
+            actions += beginTunnel(forwarding.upstream, now: now)
             return actions
         }
         if head.status < 200 {
             let count = interim + 1
             forwarding.response = .awaitingHead(interim: count, bytesSeen: true)
-            state = .forwarding(exchange, forwarding)
+            state = .forwarding(forwarding)
             guard count <= SessionRules.maxInterimResponses else {
                 actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                                     details: "\(address) sent more than \(SessionRules.maxInterimResponses) interim responses"),
@@ -59,26 +61,26 @@ extension SessionMachine {
             }
             // Interim responses (100 Continue, 103 Early Hints) pass on and the final one follows; HTTP/1.0
             // has none, so its clients are not sent any (RFC 9110 §15.2).
-            if exchange.clientVersion == .http11 {
+            if request.clientVersion == .http11 {
                 let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName,
                                                             keepUpgrade: false, persistence: .persistent)
-                exchange.bytesToClient += UInt64(rewritten.count)
-                state = .forwarding(exchange, forwarding)
+                record.bytesToClient += UInt64(rewritten.count)
+                state = .forwarding(forwarding)
                 actions.append(.sendToClient(rewritten))
             }
             return actions
         }
         let persistence = ResponsePersistence(
-            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive, framing: head.framing,
-            mustClose: !head.keepAlive || !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+            clientVersion: request.clientVersion, clientKeepAlive: request.keepAlive, framing: head.framing,
+            mustClose: !head.keepAlive || !forwarding.requestBody.isComplete || clientHasNoMoreRequests(levels))
         let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName, keepUpgrade: false,
                                                     persistence: persistence)
-        exchange.status = head.status
-        exchange.firstByteMicros = now - exchange.startMicros
-        exchange.bytesToClient += UInt64(rewritten.count)
+        record.status = head.status
+        record.firstByteMicros = now - request.startMicros
+        record.bytesToClient += UInt64(rewritten.count)
         forwarding.response = .streamingBody(BodyProgress(head.framing), closeClientAfter: persistence.closes,
                                              upstreamKeepAlive: head.keepAlive && head.framing != .untilClose)
-        state = .forwarding(exchange, forwarding)
+        state = .forwarding(forwarding)
         actions.append(.forwardResponse(head: rewritten))
         return actions
     }
@@ -86,28 +88,30 @@ extension SessionMachine {
     /// The driver moved response body bytes to the client; `progress` is where the body stands now.
     public mutating func responseBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                             _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(let exchange, var forwarding) = state,
+        guard case .forwarding(var forwarding) = state,
               case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else { return [] }
-        exchange.bytesToClient += moved
+        record.bytesToClient += moved
         var progress = progress
         if case .untilClose = progress, forwarding.upstream.readClosed, levels.upstreamInput == 0 {
             // RFC 9112 §6.3 rule 8: the server's FIN ends this body.
             progress = .complete
         }
         forwarding.response = .streamingBody(progress, closeClientAfter: closeClientAfter, upstreamKeepAlive: upstreamKeepAlive)
-        state = .forwarding(exchange, forwarding)
+        state = .forwarding(forwarding)
         if let failure {
             return close(note: "invalid response body framing: \(failure.reason)")
         }
         if progress.isComplete {
-            let reusable = upstreamKeepAlive && exchange.requestBody.isComplete && !forwarding.upstream.readClosed
+            let requestBodyComplete = forwarding.requestBody.isComplete
+            let reusable = upstreamKeepAlive && requestBodyComplete && !forwarding.upstream.readClosed
                 && levels.upstreamInput == 0
-            return finish(exchange, closeClientAfter: closeClientAfter, releasing: reusable, levels, now: now)
+            return finish(requestBodyComplete: requestBodyComplete, closeClientAfter: closeClientAfter,
+                          releasing: reusable, levels, now: now)
         }
         if forwarding.splicingResponseBody { return [] }
         if let splice = bodySplice(from: .upstream, progress, forwarding.upstream, levels) {
             forwarding.splicingResponseBody = true
-            state = .forwarding(exchange, forwarding)
+            state = .forwarding(forwarding)
             return [splice]
         }
         if levels.clientOutput >= SessionRules.outputHighWater { return [.pauseReading(.upstream)] }
@@ -116,7 +120,7 @@ extension SessionMachine {
 
     /// Broken chunked framing: answered while no response has started, else the connection is cut.
     mutating func failInvalidBody(_ failure: HTTPParseError, fromClient: Bool, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        if case .forwarding(_, let forwarding) = state, case .streamingBody = forwarding.response {
+        if case .forwarding(let forwarding) = state, case .streamingBody = forwarding.response {
             return close(note: "invalid \(fromClient ? "request" : "response") body framing: \(failure.reason)")
         }
         return respond(with: fromClient ? .badRequest(failure)

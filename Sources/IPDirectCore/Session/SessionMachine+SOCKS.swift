@@ -19,48 +19,46 @@ extension SessionMachine {
         guard mayStartSOCKS, Self.isSOCKSVersion(version) else { return [] }
         protocolChosen = true
         let isSOCKS5 = version == SOCKS5Greeting.version
-        let exchange = Exchange(method: isSOCKS5 ? "SOCKS5" : "SOCKS4", methodKind: .connect, host: "-", port: 0,
-                                isConnect: true, keepAlive: false, upgradeRequested: false, clientVersion: .http11,
-                                startMicros: now)
-        exchange.frontEnd = isSOCKS5 ? .socks5 : .socks4
-        state = .socks(exchange, isSOCKS5 ? .greeting : .socks4Request)
+        record = ExchangeRecord()
+        request = .socks(isSOCKS5 ? .socks5 : .socks4, at: now)
+        state = .socks(isSOCKS5 ? .greeting : .socks4Request)
         return []
     }
 
     /// SOCKS bytes are buffered from the client (the driver passes at most `maxSOCKSMessageBytes`).
     public mutating func socksReceived(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .socks(let exchange, let phase) = state else { return [] }
+        guard case .socks(let phase) = state else { return [] }
         switch phase {
         case .greeting:
             switch SOCKS5Greeting.parse(bytes) {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks5 greeting: \(reason)")
             case .complete(let greeting, let length):
-                exchange.bytesFromClient += UInt64(length)
-                return chooseMethod(for: greeting, exchange, consumed: length, levels, now: now)
+                record.bytesFromClient += UInt64(length)
+                return chooseMethod(for: greeting, consumed: length, levels, now: now)
             }
         case .credentials:
             switch SOCKS5Credentials.parse(bytes) {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks5 credentials: \(reason)")
             case .complete(let credentials, let length):
-                exchange.bytesFromClient += UInt64(length)
-                guard clientPermitted else { return refuseLoginOutsideClients(exchange, consumed: length, levels, now: now) }
-                state = .authenticating(exchange, .socks5)
+                record.bytesFromClient += UInt64(length)
+                guard clientPermitted else { return refuseLoginOutsideClients(consumed: length, levels, now: now) }
+                state = .authenticating(.socks5)
                 return [.consumeClientInput(length),
                         .verifyCredentials(user: credentials.username, password: credentials.password)]
             }
         case .request:
             if SOCKS5Request.unsupportedAddressType(bytes) {
-                return refuseSOCKS(exchange, code: .addressTypeNotSupported, note: "socks5 request: unsupported address type",
+                return refuseSOCKS(code: .addressTypeNotSupported, note: "socks5 request: unsupported address type",
                                    levels, now: now)
             }
             switch SOCKS5Request.parse(bytes) {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks5 request: \(reason)")
-            case .complete(let request, let length):
+            case .complete(let message, let length):
                 var actions: [SessionAction] = [.consumeClientInput(length)]
-                actions += connect(exchange, command: request.command, address: request.address, port: request.port,
+                actions += connect(command: message.command, address: message.address, port: message.port,
                                    consumed: length, levels, now: now)
                 return actions
             }
@@ -68,15 +66,15 @@ extension SessionMachine {
             switch SOCKS4Request.parse(bytes) {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks4 request: \(reason)")
-            case .complete(let request, let length):
+            case .complete(let message, let length):
                 var actions: [SessionAction] = [.consumeClientInput(length)]
                 guard !requiresAuthentication else {
-                    exchange.bytesFromClient += UInt64(length)
-                    actions += refuseSOCKS(exchange, code: .notAllowedByRuleset,
+                    record.bytesFromClient += UInt64(length)
+                    actions += refuseSOCKS(code: .notAllowedByRuleset,
                                            note: "SOCKS4 carries no password and access.auth_file asks for one", levels, now: now)
                     return actions
                 }
-                actions += connect(exchange, command: request.command, address: request.address, port: request.port,
+                actions += connect(command: message.command, address: message.address, port: message.port,
                                    consumed: length, levels, now: now)
                 return actions
             }
@@ -90,7 +88,7 @@ extension SessionMachine {
     }
 
     /// RFC 1928 §3: the server picks one of the offered methods, or 0xFF and closes.
-    private mutating func chooseMethod(for greeting: SOCKS5Greeting, _ exchange: Exchange, consumed: Int,
+    private mutating func chooseMethod(for greeting: SOCKS5Greeting, consumed: Int,
                                        _ levels: BufferLevels, now: Int64) -> [SessionAction] {
         let method: SOCKS5Method?
         if !clientPermitted {
@@ -105,18 +103,18 @@ extension SessionMachine {
         }
         var actions: [SessionAction] = [.consumeClientInput(consumed)]
         guard let method else {
-            exchange.status = 407
-            exchange.note = requiresAuthentication ? "socks5 client offered no username/password method"
+            record.status = 407
+            record.note = requiresAuthentication ? "socks5 client offered no username/password method"
                                                    : "socks5 client offered no method without authentication"
             let reply = SOCKS5Greeting.reply(method: .noAcceptable)
-            exchange.bytesToClient += UInt64(reply.count)
+            record.bytesToClient += UInt64(reply.count)
             actions.append(.sendToClient(reply))
-            actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+            actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
             return actions
         }
-        state = .socks(exchange, method == .usernamePassword ? .credentials : .request)
+        state = .socks(method == .usernamePassword ? .credentials : .request)
         let reply = SOCKS5Greeting.reply(method: method)
-        exchange.bytesToClient += UInt64(reply.count)
+        record.bytesToClient += UInt64(reply.count)
         actions.append(.sendToClient(reply))
         actions.append(.readNextRequest)
         return actions
@@ -124,34 +122,33 @@ extension SessionMachine {
 
     /// A client outside `[access] clients` that could only offer a login: refused unchecked, as RFC 1929
     /// §2 allows only success or failure here.
-    private mutating func refuseLoginOutsideClients(_ exchange: Exchange, consumed: Int, _ levels: BufferLevels,
+    private mutating func refuseLoginOutsideClients(consumed: Int, _ levels: BufferLevels,
                                                     now: Int64) -> [SessionAction] {
         let error = ProxyError(status: 403, kind: .httpRequestDenied,
                                details: "this client address is not allowed to use the proxy (access.clients)")
         let reply = SOCKS5Credentials.reply(accepted: false)
-        exchange.status = error.status
-        exchange.note = error.details
-        exchange.bytesToClient += UInt64(reply.count)
-        var actions: [SessionAction] = [.consumeClientInput(consumed), .reportError(error, target: exchange.hostPort),
+        record.status = error.status
+        record.note = error.details
+        record.bytesToClient += UInt64(reply.count)
+        var actions: [SessionAction] = [.consumeClientInput(consumed), .reportError(error, target: request.hostPort),
                                         .sendToClient(reply)]
-        actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+        actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
         return actions
     }
 
     /// A SOCKS CONNECT, checked like an HTTP CONNECT, then resolved.
-    private mutating func connect(_ exchange: Exchange, command: SOCKSCommand, address: SOCKSAddress, port: UInt16,
+    private mutating func connect(command: SOCKSCommand, address: SOCKSAddress, port: UInt16,
                                   consumed: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        exchange.bytesFromClient += UInt64(consumed)
-        exchange.host = address.description
-        exchange.port = port
+        record.bytesFromClient += UInt64(consumed)
+        request = request.going(to: address.description, port: port)
         guard command == .connect else {
-            return refuseSOCKS(exchange, code: .commandNotSupported, note: "only CONNECT is supported (not BIND or UDP ASSOCIATE)",
+            return refuseSOCKS(code: .commandNotSupported, note: "only CONNECT is supported (not BIND or UDP ASSOCIATE)",
                                levels, now: now)
         }
         // A SOCKS5 login, when one is asked for, was accepted in the negotiation before this request.
         guard clientPermitted else { return refuseClient(levels, now: now) }
-        if let refused = tunnelPortRefusal(exchange) { return respond(with: refused, levels, now: now) }
-        return beginResolving(exchange, now: now)
+        if let refused = tunnelPortRefusal() { return respond(with: refused, levels, now: now) }
+        return beginResolving(.tunnel, now: now)
     }
 
     /// The SOCKS reply that tells a client what failed (RFC 1928 §6): a client can act on "not allowed"
@@ -168,28 +165,28 @@ extension SessionMachine {
     }
 
     /// Answers a SOCKS request with its failure and closes; the error is logged like an HTTP error.
-    mutating func refuseSOCKS(_ exchange: Exchange, _ error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        var actions: [SessionAction] = [.reportError(error, target: exchange.hostPort)]
-        exchange.status = error.status
-        exchange.note = error.details
-        actions += socksFailure(exchange, code: Self.socksReplyCode(for: error), levels, now: now)
+    mutating func refuseSOCKS(_ error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+        var actions: [SessionAction] = [.reportError(error, target: request.hostPort)]
+        record.status = error.status
+        record.note = error.details
+        actions += socksFailure(code: Self.socksReplyCode(for: error), levels, now: now)
         return actions
     }
 
-    private mutating func refuseSOCKS(_ exchange: Exchange, code: SOCKS5ReplyCode, note: String,
+    private mutating func refuseSOCKS(code: SOCKS5ReplyCode, note: String,
                                       _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        exchange.status = 400
-        exchange.note = note
-        return socksFailure(exchange, code: code, levels, now: now)
+        record.status = 400
+        record.note = note
+        return socksFailure(code: code, levels, now: now)
     }
 
-    private mutating func socksFailure(_ exchange: Exchange, code: SOCKS5ReplyCode, _ levels: BufferLevels,
+    private mutating func socksFailure(code: SOCKS5ReplyCode, _ levels: BufferLevels,
                                        now: Int64) -> [SessionAction] {
-        let reply = exchange.frontEnd == .socks5 ? SOCKS5Reply.bytes(code) : SOCKS4Request.reply(granted: false)
-        exchange.bytesToClient += UInt64(reply.count)
+        let reply = request.frontEnd == .socks5 ? SOCKS5Reply.bytes(code) : SOCKS4Request.reply(granted: false)
+        record.bytesToClient += UInt64(reply.count)
         var actions: [SessionAction] = [.sendToClient(reply)]
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
-        actions += finish(exchange, closeClientAfter: true, releasing: nil, levels, now: now)
+        actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
         return actions
     }
 

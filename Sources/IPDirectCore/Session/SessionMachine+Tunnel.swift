@@ -1,8 +1,8 @@
 /// CONNECT tunnels and upgraded connections: bytes both ways with le-proxy's flow control, and
 /// half-close passed through.
 extension SessionMachine {
-    mutating func beginTunnel(_ exchange: Exchange, _ link: UpstreamLink, now: Int64) -> [SessionAction] {
-        state = .tunneling(exchange, link, HalfCloseTracker(clientReadClosed: clientReadClosed,
+    mutating func beginTunnel(_ link: UpstreamLink, now: Int64) -> [SessionAction] {
+        state = .tunneling(link, HalfCloseTracker(clientReadClosed: clientReadClosed,
                                                             upstreamReadClosed: link.readClosed))
         return [deadline.arm(.tunnelIdle, millis: rules.proxy.tunnelIdleTimeoutMs, now: now), .startTunnel]
     }
@@ -10,11 +10,10 @@ extension SessionMachine {
     /// The driver relayed `moved` bytes read from `source` (possibly none, after an EOF).
     public mutating func tunnelRelayed(from source: SessionSide, moved: Int, _ levels: BufferLevels,
                                        now: Int64) -> [SessionAction] {
-        guard case .tunneling(let exchange, let link, let tracker) = state else { return [] }
+        guard case .tunneling = state else { return [] }
         var actions: [SessionAction] = []
         if moved > 0 {
-            noteTunnelBytes(moved, fromClient: source == .client, exchange, now: now)
-            state = .tunneling(exchange, link, tracker)
+            noteTunnelBytes(moved, fromClient: source == .client, now: now)
             let destinationOutput = source == .client ? levels.upstreamOutput : levels.clientOutput
             if destinationOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(source)) }
         }
@@ -25,24 +24,24 @@ extension SessionMachine {
     /// The driver relayed what was buffered both ways when the tunnel started: the tunnel moves to the kernel
     /// if it may (`tunnelMaySplice`), else it stays in the buffers for its whole life.
     public mutating func tunnelStartRelayed(_ levels: BufferLevels) -> [SessionAction] {
-        guard case .tunneling(_, let link, let tracker) = state, tunnelMaySplice(link, tracker, levels) else { return [] }
+        guard case .tunneling(let link, let tracker) = state, tunnelMaySplice(link, tracker, levels) else { return [] }
         return [.spliceTunnel]
     }
 
     /// Bytes a tunnel moved, buffered or spliced: counted for the log, and activity for the idle deadline.
-    private mutating func noteTunnelBytes(_ moved: Int, fromClient: Bool, _ exchange: Exchange, now: Int64) {
+    private mutating func noteTunnelBytes(_ moved: Int, fromClient: Bool, now: Int64) {
         deadline.noteActivity(now: now)
         if fromClient {
-            exchange.bytesFromClient += UInt64(moved)
+            record.bytesFromClient += UInt64(moved)
         } else {
-            exchange.bytesToClient += UInt64(moved)
+            record.bytesToClient += UInt64(moved)
         }
     }
 
     /// Passes each side's FIN on once everything before it has been written, and closes when both
     /// directions are done.
     mutating func settleHalfClose(_ levels: BufferLevels) -> [SessionAction] {
-        guard case .tunneling(let exchange, let link, var tracker) = state else { return [] }
+        guard case .tunneling(let link, var tracker) = state else { return [] }
         var actions: [SessionAction] = []
         if tracker.shutIfFlushed(.toUpstream, pendingBytes: levels.upstreamOutput), !link.isTLS {
             // A FIN under TLS would cut the record stream; a TLS upstream learns of the end when it closes.
@@ -51,7 +50,7 @@ extension SessionMachine {
         if tracker.shutIfFlushed(.toClient, pendingBytes: levels.clientOutput) {
             actions.append(.shutWrite(.client))
         }
-        state = .tunneling(exchange, link, tracker)
+        state = .tunneling(link, tracker)
         if tracker.isFinished {
             clientWriteShut = true
             actions += close()
@@ -64,11 +63,11 @@ extension SessionMachine {
     /// passed on by the same tracker as in the buffer relay, which ends the tunnel once both ways are shut.
     public mutating func spliceProgressed(_ direction: HalfCloseTracker.Direction, moved: Int, sourceClosed: Bool,
                                           now: Int64) -> [SessionAction] {
-        guard case .tunneling(let exchange, let link, var tracker) = state else { return [] }
-        if moved > 0 { noteTunnelBytes(moved, fromClient: direction == .toUpstream, exchange, now: now) }
+        guard case .tunneling(let link, var tracker) = state else { return [] }
+        if moved > 0 { noteTunnelBytes(moved, fromClient: direction == .toUpstream, now: now) }
         guard sourceClosed else { return [] }
         tracker.sourceClosed(direction)
-        state = .tunneling(exchange, link, tracker)
+        state = .tunneling(link, tracker)
         // Nothing of a spliced tunnel waits in the buffers.
         return settleHalfClose(BufferLevels())
     }

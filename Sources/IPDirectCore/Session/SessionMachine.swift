@@ -20,6 +20,14 @@ public struct SessionMachine {
     public let requiresAuthentication: Bool
     /// The connection's first bytes have said which protocol it speaks.
     var protocolChosen = false
+    /// What the client asked in the exchange in flight (between requests, the last one's), replaced by a
+    /// new value when something is learned about it. Kept here, beside its record, rather than in every
+    /// state that serves a request: the states' payloads stay small enough to be copied cheaply at each
+    /// event (a request in them cost 9 % of a keep-alive request's instructions).
+    public internal(set) var request = ProxyRequest.unparsed(at: 0)
+    /// The figures of the exchange in flight for its log line (between requests, the last one's); events
+    /// that add a byte count or a duration change it in place.
+    public internal(set) var record = ExchangeRecord()
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -33,21 +41,26 @@ public struct SessionMachine {
 
     /// The method of the request being answered, for response framing (a HEAD response has no body).
     public var requestMethod: HTTPMethod {
-        // Asked once per response head: read from the one state that has a response, without
-        // copying the state's payload out as `state.exchange` would.
-        if case .forwarding(let exchange, _) = state { return exchange.methodKind }
+        // Asked once per response head: only the one state that has a response is answered.
+        if case .forwarding = state { return request.methodKind }
         return .other
+    }
+
+    /// Whether the request's body has been read to its end (a request without one has).
+    var requestBodyComplete: Bool {
+        if case .forwarding(let forwarding) = state { return forwarding.requestBody.isComplete }
+        return !(state.servesRequest && request.hasBody)
     }
 
     /// The request body still to forward.
     public var requestBody: BodyProgress {
-        if case .forwarding(let exchange, _) = state { return exchange.requestBody }
+        if case .forwarding(let forwarding) = state { return forwarding.requestBody }
         return .complete
     }
 
     /// The response body still to relay; nil until the final response head went to the client.
     public var responseBody: BodyProgress? {
-        if case .forwarding(_, let forwarding) = state, case .streamingBody(let body, _, _) = forwarding.response {
+        if case .forwarding(let forwarding) = state, case .streamingBody(let body, _, _) = forwarding.response {
             return body
         }
         return nil
@@ -136,41 +149,35 @@ public struct SessionMachine {
         guard state == .readingHead else { return [] }
         protocolChosen = true
         let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
-        let exchange = Exchange(method: method, methodKind: head.method, host: "-", port: 0, isConnect: false,
-                                keepAlive: head.keepAlive, upgradeRequested: false, clientVersion: head.version,
-                                startMicros: now)
-        exchange.bytesFromClient = UInt64(head.headLength)
-        exchange.requestBody = BodyProgress(head.framing)
+        let body = BodyProgress(head.framing)
+        func asked(scheme: URIScheme = .http, host: String = "-", port: UInt16 = 0, connect: Bool = false,
+                     upgrade: Bool = false) -> ProxyRequest {
+            ProxyRequest(method: method, methodKind: head.method, scheme: scheme, host: host, port: port,
+                         isConnect: connect, keepAlive: head.keepAlive && !connect, upgradeRequested: upgrade,
+                         clientVersion: head.version, hasBody: !connect && !body.isComplete, startMicros: now)
+        }
+        record = ExchangeRecord(bytesFromClient: UInt64(head.headLength))
         var actions: [SessionAction] = [deadline.cancel()]
         switch head.target {
         case .authority(let host, let port):
-            exchange.host = host
-            exchange.port = port
-            exchange.isConnect = true
-            exchange.keepAlive = false
-            exchange.requestBody = .complete
-            state = .resolving(exchange)
+            request = asked(host: host, port: port, connect: true)
+            state = .resolving(.tunnel)
         case .absolute(let scheme, let host, let port, let authority, _):
-            exchange.scheme = scheme
-            exchange.host = host
-            exchange.port = port
-            exchange.upgradeRequested = head.upgradeRequested
-            exchange.requestHadBody = !exchange.requestBody.isComplete
-            exchange.upstreamHead = HeadRewriter.upstreamRequest(
+            // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
+            let upgradedPort = scheme == .http ? rules.upstream.httpsUpgradePort(for: host) : nil
+            request = asked(scheme: upgradedPort == nil ? scheme : .https, host: host, port: upgradedPort ?? port,
+                               upgrade: head.upgradeRequested)
+            let upstreamHead = HeadRewriter.upstreamRequest(
                 head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
                 viaName: rules.proxy.viaName, keepUpgrade: head.upgradeRequested, close: false)
-            if scheme == .http, let upgradedPort = rules.upstream.httpsUpgradePort(for: host) {
-                // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
-                exchange.scheme = .https
-                exchange.port = upgradedPort
-            }
-            state = .resolving(exchange)
+            state = .resolving(OutboundRequest(head: upstreamHead, body: body))
             if let failure = bufferedBodyFailure {
                 actions += respond(with: .badRequest(failure), levels, now: now)
                 return actions
             }
         case .origin(let target) where SessionMachine.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
-            state = .servingPAC(exchange, headOnly: head.method == .head)
+            request = asked()
+            state = .servingPAC(headOnly: head.method == .head)
             guard clientPermitted else {
                 actions += refuseClient(levels, now: now)
                 return actions
@@ -178,25 +185,25 @@ public struct SessionMachine {
             actions.append(.lookUpListenerAddress)
             return actions
         case .origin, .asterisk:
-            exchange.requestHadBody = !exchange.requestBody.isComplete
-            state = .resolving(exchange)
+            request = asked()
+            state = .resolving(OutboundRequest(head: [], body: body))
             actions += respond(with: ProxyError(status: 400, kind: .httpRequestError,
                                                 details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
                                levels, now: now)
             return actions
         }
         if !clientPermitted || requiresAuthentication {
-            actions += admit(exchange, head: head, bytes: bytes, levels, now: now)
+            actions += admit(head: head, bytes: bytes, levels, now: now)
             return actions
         }
-        if let refused = tunnelPortRefusal(exchange) {
+        if let refused = tunnelPortRefusal() {
             actions += respond(with: refused, levels, now: now)
             return actions
         }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
         // a changed answer or ranking moves keep-alive traffic too.
-        exchange.resolveStartMicros = now
-        return [actions[0], .resolve(host: exchange.host)]
+        record.resolveStartMicros = now
+        return [actions[0], .resolve(host: request.host)]
     }
 
     /// GET or HEAD of `/proxy.pac`, with or without a query.
@@ -209,7 +216,7 @@ public struct SessionMachine {
     /// The address the client reached, to name in the PAC file (a listener on 0.0.0.0 is named by the
     /// address the client used); nil when the socket cannot tell.
     public mutating func listenerAddressKnown(_ address: SocketAddress?, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .servingPAC(let exchange, let headOnly) = state else { return [] }
+        guard case .servingPAC(let headOnly) = state else { return [] }
         guard let address else {
             return respond(with: ProxyError(status: 500, kind: .proxyInternalError,
                                             details: "cannot tell which address this connection arrived on"),
@@ -217,14 +224,15 @@ public struct SessionMachine {
         }
         let file = PACFile(proxy: address, direct: rules.pac.direct, socks: rules.pac.socks)
         let persistence = ResponsePersistence.lengthDelimited(
-            clientVersion: exchange.clientVersion, clientKeepAlive: exchange.keepAlive,
-            mustClose: !exchange.requestBody.isComplete || clientHasNoMoreRequests(levels))
+            clientVersion: request.clientVersion, clientKeepAlive: request.keepAlive,
+            mustClose: request.hasBody || clientHasNoMoreRequests(levels))
         let answer = AdminResponse(status: 200, contentType: PACFile.contentType, body: file.script)
             .bytes(persistence: persistence, headOnly: headOnly)
-        exchange.status = 200
-        exchange.bytesToClient += UInt64(answer.count)
+        record.status = 200
+        record.bytesToClient += UInt64(answer.count)
         var actions: [SessionAction] = [.sendToClient(answer)]
-        actions += finish(exchange, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
+        actions += finish(requestBodyComplete: !request.hasBody, closeClientAfter: persistence.closes,
+                          releasing: nil, levels, now: now)
         return actions
     }
 
@@ -232,59 +240,57 @@ public struct SessionMachine {
 
     /// A tunnel (CONNECT, SOCKS) to a port outside `connect_ports`. Asked only once the client is admitted
     /// (client ACL, login): refusing it earlier would tell anyone without a login which ports are open.
-    func tunnelPortRefusal(_ exchange: Exchange) -> ProxyError? {
-        guard exchange.isConnect, !rules.policy.permitsTunnel(toPort: exchange.port) else { return nil }
+    func tunnelPortRefusal() -> ProxyError? {
+        guard request.isConnect, !rules.policy.permitsTunnel(toPort: request.port) else { return nil }
         return ProxyError(status: 403, kind: .httpRequestDenied,
-                          details: "CONNECT to port \(exchange.port) is not allowed (access.connect_ports)")
+                          details: "CONNECT to port \(request.port) is not allowed (access.connect_ports)")
     }
 
-    mutating func beginResolving(_ exchange: Exchange, now: Int64) -> [SessionAction] {
-        exchange.resolveStartMicros = now
-        state = .resolving(exchange)
-        return [.resolve(host: exchange.host)]
+    mutating func beginResolving(_ outbound: OutboundRequest, now: Int64) -> [SessionAction] {
+        record.resolveStartMicros = now
+        state = .resolving(outbound)
+        return [.resolve(host: request.host)]
     }
 
     /// The lookup ended.
     public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
                                   now: Int64) -> [SessionAction] {
-        guard case .resolving(let exchange) = state else { return [] }
-        exchange.resolveMicros = now - exchange.resolveStartMicros
-        exchange.resolveFinished = true
+        guard case .resolving(var outbound) = state else { return [] }
+        record.resolveMicros = now - record.resolveStartMicros
+        record.resolveFinished = true
         switch result {
         case .failure(let failure):
             // A live pooled connection to an address that works still serves the request when the name
             // cannot be looked up now (every source down past serve_stale).
-            if !exchange.isConnect && !exchange.retriedOnFreshConnection {
-                state = .connecting(exchange, lookupFailure: failure.proxyError)
-                return [.reusePooled(key: exchange.poolKey)]
+            if !request.isConnect && !outbound.retriedOnFreshConnection {
+                state = .connecting(outbound, lookupFailure: failure.proxyError)
+                return [.reusePooled(key: request.poolKey)]
             }
-            state = .resolving(exchange)
             return respond(with: failure.proxyError, levels, now: now)
         case .success(let resolution):
-            exchange.source = resolution.sourceLabel
-            exchange.cacheAgeMillis = resolution.cache.ageMillis
-            switch rules.policy.permittedAddresses(resolution, host: exchange.host, port: exchange.port) {
+            record.source = resolution.sourceLabel
+            record.cacheAgeMillis = resolution.cache.ageMillis
+            switch rules.policy.permittedAddresses(resolution, host: request.host, port: request.port) {
             case .failure(let denied):
-                state = .resolving(exchange)
                 return respond(with: denied, levels, now: now)
             case .success(let addresses):
-                exchange.firstByteWanted = addresses.count > 1
-                exchange.connectStartMicros = now
-                state = .connecting(exchange, lookupFailure: nil)
+                outbound.firstByteWanted = addresses.count > 1
+                record.connectStartMicros = now
+                state = .connecting(outbound, lookupFailure: nil)
                 return [.connect(UpstreamRequest(
-                    scheme: exchange.scheme, host: exchange.host, port: exchange.port, addresses: addresses,
-                    mayReusePooled: !exchange.isConnect && !exchange.retriedOnFreshConnection))]
+                    scheme: request.scheme, host: request.host, port: request.port, addresses: addresses,
+                    mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection))]
             }
         }
     }
 
     /// Every address failed (the error names each attempt).
     public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .connecting(let exchange, _) = state else { return [] }
-        exchange.connectAttempts = attempts
-        exchange.connectMicros = now - exchange.connectStartMicros
-        exchange.connectFinished = true
-        state = .connecting(exchange, lookupFailure: nil)
+        guard case .connecting(let outbound, _) = state else { return [] }
+        record.connectAttempts = attempts
+        record.connectMicros = now - record.connectStartMicros
+        record.connectFinished = true
+        state = .connecting(outbound, lookupFailure: nil)
         return respond(with: error, levels, now: now)
     }
 
@@ -297,73 +303,73 @@ public struct SessionMachine {
     /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
     /// Nil when the session no longer waits for one: the driver closes it.
     public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction]? {
-        guard case .connecting(let exchange, let lookupFailure) = state else { return nil }
-        exchange.upstreamAddress = link.address
+        guard case .connecting(let outbound, let lookupFailure) = state else { return nil }
+        record.upstreamAddress = link.address
         switch arrival {
         case .pooled(let rank):
-            exchange.source = "pool"
-            exchange.addressRank = rank
+            record.source = "pool"
+            record.addressRank = rank
             if let lookupFailure {
-                exchange.note = "resolution failed, a pooled connection was reused: \(lookupFailure.details)"
+                record.note = "resolution failed, a pooled connection was reused: \(lookupFailure.details)"
             }
         case .connected(let attempts, let rank):
-            exchange.connectAttempts = attempts
-            exchange.addressRank = rank
-            exchange.connectMicros = now - exchange.connectStartMicros
-            exchange.connectFinished = true
+            record.connectAttempts = attempts
+            record.addressRank = rank
+            record.connectMicros = now - record.connectStartMicros
+            record.connectFinished = true
         }
-        if exchange.isConnect {
-            let established = exchange.frontEnd == .http
-                ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(exchange.frontEnd)
-            exchange.status = 200
-            exchange.bytesToClient += UInt64(established.count)
+        if request.isConnect {
+            let established = request.frontEnd == .http
+                ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
+            record.status = 200
+            record.bytesToClient += UInt64(established.count)
             var actions: [SessionAction] = [.sendToClient(established)]
-            actions += beginTunnel(exchange, link, now: now)
+            actions += beginTunnel(link, now: now)
             return actions
         }
         var actions: [SessionAction] = []
-        if !exchange.requestBody.isComplete {
+        if !outbound.body.isComplete {
             // A slow upload is the client's pace, bounded by its idle timeout, until the body is sent.
             actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
         }
-        state = .forwarding(exchange, Forwarding(upstream: link, response: .awaitingHead(interim: 0, bytesSeen: false)))
-        actions.append(.forwardRequest(head: exchange.upstreamHead))
+        state = .forwarding(Forwarding(upstream: link, sending: outbound, requestHasBody: request.hasBody))
+        actions.append(.forwardRequest(head: outbound.head))
         return actions
     }
 
     /// The driver moved request body bytes upstream; `progress` is where the body stands now.
     public mutating func requestBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                            _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(let exchange, var forwarding) = state else { return [] }
-        exchange.requestBody = progress
-        exchange.bytesFromClient += moved
+        guard case .forwarding(var forwarding) = state else { return [] }
+        forwarding.requestBody = progress
+        record.bytesFromClient += moved
         if progress.isComplete { forwarding.splicingRequestBody = false }
-        state = .forwarding(exchange, forwarding)
+        var actions: [SessionAction] = []
+        if failure == nil, progress.isComplete, !forwarding.responseTimeoutArmed {
+            // The response timeout runs only once the whole request is on its way: a slow upload is
+            // the client's pace, not a silent server.
+            forwarding.responseTimeoutArmed = true
+            record.requestSentMicros = now
+            actions = [deadline.cancel(), .armResponseTimeout(millis: rules.proxy.responseTimeoutMs)]
+        }
+        let splice = failure == nil && !progress.isComplete && !forwarding.splicingRequestBody
+            ? bodySplice(from: .client, progress, forwarding.upstream, levels) : nil
+        if splice != nil { forwarding.splicingRequestBody = true }
+        state = .forwarding(forwarding)
         if let failure {
             return failInvalidBody(failure, fromClient: true, levels, now: now)
         }
-        var actions: [SessionAction] = []
-        if progress.isComplete {
-            if !exchange.responseTimeoutArmed {
-                // The response timeout runs only once the whole request is on its way: a slow upload is
-                // the client's pace, not a silent server.
-                exchange.responseTimeoutArmed = true
-                exchange.requestSentMicros = now
-                actions = [deadline.cancel(), .armResponseTimeout(millis: rules.proxy.responseTimeoutMs)]
-            }
-        } else {
+        if !progress.isComplete {
             if moved > 0 { deadline.noteActivity(now: now) }
             if clientReadClosed && levels.clientInput == 0 {
                 return close(note: "client closed before sending the whole request body")
             }
         }
-        if forwarding.splicingRequestBody { return actions }
-        if !progress.isComplete, let splice = bodySplice(from: .client, progress, forwarding.upstream, levels) {
-            forwarding.splicingRequestBody = true
-            state = .forwarding(exchange, forwarding)
+        if let splice {
             actions.append(splice)
             return actions
         }
+        if forwarding.splicingRequestBody { return actions }
         if levels.upstreamOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(.client)) }
         return actions
     }

@@ -8,22 +8,22 @@ public enum SessionState: Equatable {
     case parked
     /// A SOCKS client's negotiation (SOCKS5 greeting, credentials, request; or a SOCKS4 request); next:
     /// authenticating, resolving, or a refusal and closing.
-    case socks(Exchange, SOCKSPhase)
+    case socks(SOCKSPhase)
     /// Checking the credentials of an HTTP request or a SOCKS5 client; next: resolving, the SOCKS
     /// request, or a refusal (407, or the SOCKS5 auth failure and closing).
-    case authenticating(Exchange, AuthenticationPurpose)
+    case authenticating(AuthenticationPurpose)
     /// The PAC file asked for: waiting to learn which listener address the client reached; next: reading the next head or closing.
-    case servingPAC(Exchange, headOnly: Bool)
+    case servingPAC(headOnly: Bool)
     /// The host lookup is in flight; next: connecting, or an error answer.
-    case resolving(Exchange)
+    case resolving(OutboundRequest)
     /// A pooled connection is checked out or new ones race; `lookupFailure` when only a pooled one can
     /// save a request whose lookup failed. Next: forwarding, tunneling, or an error answer.
-    case connecting(Exchange, lookupFailure: ProxyError?)
+    case connecting(OutboundRequest, lookupFailure: ProxyError?)
     /// The request goes upstream (its body may still stream) and the response comes back; next: reading
     /// the next head, resolving again (a dropped reused connection), tunneling (101), or closing.
-    case forwarding(Exchange, Forwarding)
+    case forwarding(Forwarding)
     /// CONNECT or a 101 upgrade: bytes both ways until both directions passed their FIN; next: closed.
-    case tunneling(Exchange, UpstreamLink, HalfCloseTracker)
+    case tunneling(UpstreamLink, HalfCloseTracker)
     /// The last answer is being written; next: lingering once it is out, or closed.
     case flushing
     /// Our FIN is sent; what the client still sends is read and dropped for a while, so that an early
@@ -48,23 +48,71 @@ public enum SOCKSPhase: Sendable, Equatable {
 /// Whose credentials are being checked.
 public enum AuthenticationPurpose: Sendable, Equatable {
     /// An HTTP request's Proxy-Authorization; the request goes on once they are accepted.
-    case proxyRequest
+    case proxyRequest(OutboundRequest)
     /// A SOCKS5 client's username and password; its request follows once they are accepted.
     case socks5
 }
 
+/// What a request still sends upstream once a connection is ready, while it is resolved, checked and
+/// connected: a CONNECT sends nothing (an empty head, no body).
+public struct OutboundRequest: Sendable, Equatable {
+    /// The rewritten request head.
+    public var head: [UInt8]
+    public var body: BodyProgress
+    /// This is the second try, on a fresh connection, of a request whose reused one was dropped: it
+    /// never takes a pooled connection again.
+    public var retriedOnFreshConnection = false
+    /// Whether this response's first-byte time is worth the shared table's lock: only where the host
+    /// has several addresses to rank.
+    public var firstByteWanted = false
+
+    public init(head: [UInt8], body: BodyProgress) {
+        self.head = head
+        self.body = body
+    }
+
+    /// What a tunnel sends: nothing until it is open.
+    public static let tunnel = OutboundRequest(head: [], body: .complete)
+}
+
 /// The upstream half of a forwarded exchange.
 public struct Forwarding: Equatable {
+    // The flags follow the link, in the padding after its last byte: under 128 bytes, a copy of the
+    // state is a few moves rather than a call to memcpy, and the state is copied at every event.
     public var upstream: UpstreamLink
-    public var response: ResponsePhase
+    public var retriedOnFreshConnection: Bool
+    public var firstByteWanted: Bool
+    /// The whole request is on its way and the upstream's response timeout runs.
+    public var responseTimeoutArmed = false
     /// The request body moves in the kernel: the client's socket is read by the splice, not by flow control.
     public var splicingRequestBody = false
     /// The response body moves in the kernel: the upstream's socket is read by the splice.
     public var splicingResponseBody = false
+    public var response: ResponsePhase
+    /// The request body still to forward.
+    public var requestBody: BodyProgress
+    /// The rewritten request head, kept only while a dropped reused connection may still make it go out
+    /// again on a fresh one.
+    public var headForRetry: [UInt8]?
 
-    public init(upstream: UpstreamLink, response: ResponsePhase) {
+    /// A pooled connection the server dropped just as it was reused may be retried once on a fresh one,
+    /// when nothing of the request can have been consumed (RFC 9110 §9.2.2): no body went with it.
+    public init(upstream: UpstreamLink, sending outbound: OutboundRequest, requestHasBody: Bool) {
         self.upstream = upstream
-        self.response = response
+        response = .awaitingHead(interim: 0, bytesSeen: false)
+        requestBody = outbound.body
+        headForRetry = upstream.reused && !requestHasBody && !outbound.retriedOnFreshConnection ? outbound.head : nil
+        retriedOnFreshConnection = outbound.retriedOnFreshConnection
+        firstByteWanted = outbound.firstByteWanted
+    }
+
+    /// What the retry on a fresh connection sends: the same head, and no body (a request with one is never
+    /// retried).
+    var retry: OutboundRequest? {
+        guard let headForRetry else { return nil }
+        var outbound = OutboundRequest(head: headForRetry, body: .complete)
+        outbound.retriedOnFreshConnection = true
+        return outbound
     }
 }
 
@@ -107,7 +155,7 @@ extension SessionState {
         case .authenticating: return .authenticating
         case .resolving: return .resolving
         case .connecting: return .connecting
-        case .forwarding(_, let forwarding):
+        case .forwarding(let forwarding):
             if case .awaitingHead = forwarding.response { return .awaitingResponse }
             return .streamingResponse
         case .tunneling: return .tunneling
@@ -117,15 +165,13 @@ extension SessionState {
         }
     }
 
-    /// The exchange this state serves, if any.
-    public var exchange: Exchange? {
+    /// Whether this state serves a request (the machine's `request`).
+    public var servesRequest: Bool {
         switch self {
-        case .servingPAC(let exchange, _), .socks(let exchange, _), .authenticating(let exchange, _),
-             .resolving(let exchange), .connecting(let exchange, _),
-             .forwarding(let exchange, _), .tunneling(let exchange, _, _):
-            return exchange
+        case .servingPAC, .socks, .authenticating, .resolving, .connecting, .forwarding, .tunneling:
+            return true
         case .readingHead, .parked, .flushing, .lingering, .closed:
-            return nil
+            return false
         }
     }
 

@@ -20,11 +20,11 @@ final class TrafficMetricsCell: Sendable {
 
 extension TrafficMetrics {
     /// Counts one finished exchange of a client session, with the durations it measured.
-    mutating func count(_ exchange: Exchange) {
-        countExchange(method: exchange.methodKind.description, status: exchange.status,
-                      bytesFromClient: exchange.bytesFromClient, bytesToClient: exchange.bytesToClient)
-        if exchange.resolveFinished { resolveDuration.observe(micros: exchange.resolveMicros) }
-        if exchange.connectFinished { connectDuration.observe(micros: exchange.connectMicros) }
-        if let firstByte = exchange.firstByteMicros { firstByteDuration.observe(micros: firstByte) }
+    mutating func count(_ request: ProxyRequest, _ record: ExchangeRecord) {
+        countExchange(method: request.methodKind.description, status: record.status,
+                      bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient)
+        if record.resolveFinished { resolveDuration.observe(micros: record.resolveMicros) }
+        if record.connectFinished { connectDuration.observe(micros: record.connectMicros) }
+        if let firstByte = record.firstByteMicros { firstByteDuration.observe(micros: firstByte) }
     }
 }

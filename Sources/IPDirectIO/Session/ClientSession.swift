@@ -207,7 +207,7 @@ final class ClientSession {
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(target)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
-        case .log(let exchange): logExchange(exchange)
+        case .log(let request, let record): logExchange(request, record)
         case .close: closeConnections()
         }
     }
@@ -229,18 +229,17 @@ final class ClientSession {
         socket.setMaxSingleIO(ClientSession.maxSingleIO)
     }
 
-    func logExchange(_ exchange: Exchange) {
-        let record = exchange
-        worker.metrics.update { $0.count(record) }
+    func logExchange(_ request: ProxyRequest, _ record: ExchangeRecord) {
+        worker.metrics.update { $0.count(request, record) }
         guard worker.accessLog.isEnabled else { return }
         worker.accessLog.append(AccessLogRecord(
-            unixMillis: MonotonicClock.wallMillis(), client: peer, method: record.method, target: record.hostPort,
+            unixMillis: MonotonicClock.wallMillis(), client: peer, method: request.method, target: request.hostPort,
             upstream: record.upstreamAddress, source: record.source,
             cacheAgeMillis: record.cacheAgeMillis, status: record.status,
             bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient,
             resolveMicros: record.resolveMicros, connectMicros: record.connectMicros,
             attempts: record.connectAttempts, addressRank: record.addressRank,
-            totalMicros: MonotonicClock.nowMicros() - record.startMicros, note: record.note, user: record.user))
+            totalMicros: MonotonicClock.nowMicros() - request.startMicros, note: record.note, user: request.user))
     }
 
     /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its

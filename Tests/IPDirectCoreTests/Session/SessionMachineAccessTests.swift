@@ -39,7 +39,7 @@ import Testing
         #expect(script.machine.phase == .readingHead)
         #expect(actions[2] == [.resolve(host: "a.test")])
         #expect(actions[4].forwardedRequest?.contains("Proxy-Authorization") == false)
-        #expect(actions[7].logged?.user == "alice")
+        #expect(actions[7].loggedRequest?.user == "alice")
     }
 
     @Test func refusedCredentialsAre407AndNeverNameThePassword() {

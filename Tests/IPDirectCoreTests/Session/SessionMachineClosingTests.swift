@@ -183,7 +183,7 @@ import Testing
     @Test func closingLogsTheExchangeInFlightOnce() {
         var script = SessionScript()
         let actions = script.run(SessionScript.sentGet + [.close, .close, .timer, .clientFIN])
-        #expect(actions[5].logged?.host == "a.test")
+        #expect(actions[5].loggedRequest?.host == "a.test")
         #expect(actions[5].last == .close)
         #expect(actions[6...].allSatisfy { $0.isEmpty })
     }

@@ -17,11 +17,11 @@ import Testing
     @Test func aCompleteResponsePoolsTheUpstreamAndReadsTheNextRequest() {
         var script = SessionScript()
         let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
-        guard case .log(let exchange) = actions[6].first else {
+        guard case .log(_, let record) = actions[6].first else {
             Issue.record("not logged first: \(actions[6])")
             return
         }
-        #expect(exchange.status == 200)
+        #expect(record.status == 200)
         #expect(Array(actions[6].dropFirst()) == [.releaseUpstream(reusable: true), .resumeReading(.client),
                                                   .armTimer(millis: SessionRules.parkAfterMillis), .readNextRequest])
         #expect(script.machine.phase == .readingHead)
@@ -160,6 +160,52 @@ import Testing
         #expect(actions[8] == [.cancelTimer, .armResponseTimeout(millis: 60_000)])
     }
 
+    @Test func theRetryKeepsItsFlagInTheForwardingPayloadAndNoHeadForAnotherRetry() {
+        var script = SessionScript()
+        _ = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled])
+        guard case .forwarding(let first) = script.machine.state else {
+            Issue.record("not forwarding: \(script.machine.state)")
+            return
+        }
+        #expect(!first.retriedOnFreshConnection)
+        #expect(first.headForRetry.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
+        _ = script.all([.requestPumped(.complete, moved: 0), .upstreamEnded(.eof)])
+        guard case .resolving(let outbound) = script.machine.state else {
+            Issue.record("not resolving again: \(script.machine.state)")
+            return
+        }
+        #expect(outbound.retriedOnFreshConnection)
+        #expect(outbound.body == .complete)
+        _ = script.all([.resolved(["203.0.113.7"]), .ready(reused: true)])
+        guard case .forwarding(let retried) = script.machine.state else {
+            Issue.record("not forwarding: \(script.machine.state)")
+            return
+        }
+        #expect(retried.retriedOnFreshConnection)
+        #expect(retried.headForRetry == nil)
+        #expect(!retried.responseTimeoutArmed)
+    }
+
+    @Test func aResponseByteDropsTheHeadKeptForARetry() {
+        var script = SessionScript()
+        _ = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
+                        .requestPumped(.complete, moved: 0), .responseHead(Heads.ok())])
+        guard case .forwarding(let forwarding) = script.machine.state else {
+            Issue.record("not forwarding: \(script.machine.state)")
+            return
+        }
+        #expect(forwarding.headForRetry == nil)
+        #expect(forwarding.responseTimeoutArmed)
+    }
+
+    @Test func aRetriedRequestWhoseLookupFailsIsNotHandedToThePoolAgain() {
+        var script = SessionScript()
+        let actions = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
+                                  .requestPumped(.complete, moved: 0), .upstreamEnded(.eof), .lookupFailed(.notFound)])
+        #expect(!actions.contains(.reusePooled(key: "http://a.test:80")))
+        #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
+    }
+
     @Test func theRetryOnAFreshConnectionHappensOnce() {
         var script = SessionScript()
         let actions = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
@@ -282,8 +328,11 @@ import Testing
         #expect(second[1] == [.cancelTimer, .resolve(host: "a.test")])
         #expect(second[3].forwardedRequest?.hasPrefix("GET /y HTTP/1.1\r\n") == true)
         #expect(second[6].logged?.source == "pool")
-        #expect(second[6].logged?.method == "GET")
+        #expect(second[6].loggedRequest?.method == "GET")
         #expect(first.logged != second[6].logged)
+        // The second exchange's record starts anew: its bytes are its own head and response only.
+        #expect(second[6].logged?.bytesFromClient == UInt64(Heads.get("http://a.test/y").utf8.count))
+        #expect(second[6].logged?.bytesToClient == first.logged?.bytesToClient)
     }
 
     @Test func aClientThatStopsReadingIsCutAtTheWriteTimeout() {

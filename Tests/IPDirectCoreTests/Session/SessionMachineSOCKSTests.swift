@@ -34,8 +34,8 @@ import Testing
         #expect(actions[5].first == .sendToClient(Self.succeeded))
         #expect(actions[5].last == .startTunnel)
         #expect(script.machine.phase == .tunneling)
-        #expect(script.machine.state.exchange?.method == "SOCKS5")
-        #expect(script.machine.state.exchange?.hostPort == "a.test:443")
+        #expect(script.machine.request.method == "SOCKS5")
+        #expect(script.machine.request.hostPort == "a.test:443")
     }
 
     @Test func anIncompleteMessageWaitsForMore() {
@@ -158,7 +158,7 @@ import Testing
                                   .resolved(["203.0.113.7"]), .ready(), .close])
         #expect(actions[3] == [.consumeClientInput(credentials.count), .verifyCredentials(user: "alice", password: "s3cret")])
         #expect(actions[4] == [.sendToClient([1, 0]), .readNextRequest])
-        #expect(actions[8].logged?.user == "alice")
+        #expect(actions[8].loggedRequest?.user == "alice")
     }
 
     @Test func refusedSOCKS5CredentialsAreAnsweredAndTheConnectionCloses() {
@@ -177,7 +177,7 @@ import Testing
         let actions = script.run([.start, .socksVersion(4), .socksBytes(request), .resolved(["203.0.113.7"]), .ready()])
         #expect(actions[2] == [.consumeClientInput(request.count), .resolve(host: "a.test")])
         #expect(actions[4].first == .sendToClient([0, 0x5A, 0, 0, 0, 0, 0, 0]))
-        #expect(script.machine.state.exchange?.method == "SOCKS4")
+        #expect(script.machine.request.method == "SOCKS4")
     }
 
     @Test func aSOCKS4aFailureIsRejected() {

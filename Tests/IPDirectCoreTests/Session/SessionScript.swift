@@ -92,7 +92,7 @@ struct SessionScript {
             let addresses = texts.map { IPAddress($0)! }
             return machine.resolved(.success(Resolution(addresses: addresses, source: source)), levels, now: now)
         case .lookupFailed(let reason):
-            let host = machine.state.exchange?.host ?? "-"
+            let host = machine.state.servesRequest ? machine.request.host : "-"
             return machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
         case .ready(let reused, let tls, let attempts):
             let link = UpstreamLink(address: Self.address, reused: reused, isTLS: tls)
@@ -197,9 +197,15 @@ extension Sequence where Element == SessionAction {
         return bytes
     }
 
-    /// The exchange logged, if one was.
-    var logged: Exchange? {
-        for case .log(let exchange) in self { return exchange }
+    /// The record of the exchange logged, if one was.
+    var logged: ExchangeRecord? {
+        for case .log(_, let record) in self { return record }
+        return nil
+    }
+
+    /// The request of the exchange logged, if one was.
+    var loggedRequest: ProxyRequest? {
+        for case .log(let request, _) in self { return request }
         return nil
     }
 
