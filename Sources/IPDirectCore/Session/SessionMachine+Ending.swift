@@ -80,7 +80,7 @@ extension SessionMachine {
 
     /// Frees both connections now, logging the exchange in flight; idempotent.
     public mutating func close() -> [SessionAction] {
-        if state == .closed { return [] }
+        if case .closed = state { return [] }
         var actions: [SessionAction] = []
         if state.servesRequest { actions.append(.log(request, record)) }
         state = .closed
@@ -212,7 +212,7 @@ extension SessionMachine {
     /// closes without lingering only when the client left nothing unread anywhere (a reset for unread
     /// bytes could destroy the answer in flight).
     public mutating func unreadClientInputCounted(_ unread: Int, _ levels: BufferLevels) -> [SessionAction] {
-        guard state == .flushing, levels.clientOutput == 0 else { return [] }
+        guard case .flushing = state, levels.clientOutput == 0 else { return [] }
         var levels = levels
         levels.clientInput += unread
         return linger(levels)
@@ -237,13 +237,13 @@ extension SessionMachine {
             state = .parked
             return [.park(idleMillis: millis)]
         case .expired(let reason):
-            if state == .readingHead && levels.clientOutput > 0 {
+            if state.isReadingHead && levels.clientOutput > 0 {
                 // Still delivering the last response: not idle. A client that stopped reading meets the
                 // write timeout instead.
                 return [deadline.restart(now: now)]
             }
             var actions: [SessionAction] = [.reportTimeout(reason)]
-            if state == .readingHead && levels.clientInput > 0 {
+            if state.isReadingHead && levels.clientInput > 0 {
                 actions += respond(with: ProxyError(status: 408, kind: .httpRequestError,
                                                     details: "request head not received within \(rules.proxy.headerTimeoutMs / 1000) s"),
                                    levels, now: now)

@@ -21,8 +21,11 @@ extension SessionMachine {
     /// once this returns): an interim one passes on, a final one starts the body, a 101 a tunnel.
     public mutating func responseHeadReceived(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer,
                                               _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(var forwarding) = state,
-              case .awaitingHead(let interim, _) = forwarding.response else { return [] }
+        guard var forwarding = state.takeForwarding() else { return [] }
+        guard case .awaitingHead(let interim, _) = forwarding.response else {
+            state = .forwarding(forwarding)
+            return []
+        }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         // A response byte has come: the request is no longer retried.
         forwarding.headForRetry = nil
@@ -88,8 +91,11 @@ extension SessionMachine {
     /// The driver moved response body bytes to the client; `progress` is where the body stands now.
     public mutating func responseBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
                                             _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(var forwarding) = state,
-              case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else { return [] }
+        guard var forwarding = state.takeForwarding() else { return [] }
+        guard case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else {
+            state = .forwarding(forwarding)
+            return []
+        }
         record.bytesToClient += moved
         var progress = progress
         if case .untilClose = progress, forwarding.upstream.readClosed, levels.upstreamInput == 0 {

@@ -165,6 +165,50 @@ extension SessionState {
         }
     }
 
+    // The payloads an event changes are moved out of the state, changed and moved back: a pattern that
+    // binds them copies them (retaining what they hold) and the write back releases the old ones, twice
+    // the cost for the forwarding payload, which every request's events change several times. Until the
+    // payload is put back the state is `closed`, so nothing may read the state in between.
+
+    /// The forwarding payload, moved out; nil (and the state left as it was) in any other state.
+    mutating func takeForwarding() -> Forwarding? {
+        switch consume self {
+        case .forwarding(let forwarding):
+            self = .closed
+            return forwarding
+        case let other:
+            self = other
+            return nil
+        }
+    }
+
+    /// What a resolving or connecting request will send upstream, with the lookup's failure where a
+    /// connecting one has it, moved out; nil (and the state left as it was) in any other state.
+    mutating func takeOutbound() -> (OutboundRequest, lookupFailure: ProxyError?)? {
+        switch consume self {
+        case .resolving(let outbound):
+            self = .closed
+            return (outbound, nil)
+        case .connecting(let outbound, let lookupFailure):
+            self = .closed
+            return (outbound, lookupFailure)
+        case let other:
+            self = other
+            return nil
+        }
+    }
+
+    // Asked instead of `==`, which copies both sides, payloads and all, to compare them.
+    var isReadingHead: Bool {
+        if case .readingHead = self { return true }
+        return false
+    }
+
+    var isParked: Bool {
+        if case .parked = self { return true }
+        return false
+    }
+
     /// Whether this state serves a request (the machine's `request`).
     public var servesRequest: Bool {
         switch self {
