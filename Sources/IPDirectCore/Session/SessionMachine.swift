@@ -8,10 +8,10 @@ public struct SessionMachine {
     public internal(set) var deadline = SessionDeadline()
     /// The client's FIN was read: no more requests, but what it asked is still answered.
     public internal(set) var clientReadClosed = false
-    var clientWriteShut = false
+    @usableFromInline var clientWriteShut = false
     /// The last exchange's client asked for the connection to end (RFC 9112 §9.6) and sent all of its
     /// request: it sends nothing more, so once the answer is out there is nothing to linger for.
-    var clientAskedToClose = false
+    @usableFromInline var clientAskedToClose = false
     /// The daemon is stopping: a finished exchange ends its connection.
     public internal(set) var draining: Bool
     /// The client's address is in `[access] clients`; other clients are refused and logged.
@@ -19,7 +19,7 @@ public struct SessionMachine {
     /// `[access] auth_file` is set: requests and SOCKS clients must present accepted credentials.
     public let requiresAuthentication: Bool
     /// The connection's first bytes have said which protocol it speaks.
-    var protocolChosen = false
+    @usableFromInline var protocolChosen = false
     /// What the client asked in the exchange in flight (between requests, the last one's), replaced by a
     /// new value when something is learned about it. Kept here, beside its record, rather than in every
     /// state that serves a request: the states' payloads stay small enough to be copied cheaply at each

@@ -204,7 +204,7 @@ extension SessionState {
         return false
     }
 
-    var isParked: Bool {
+    @usableFromInline var isParked: Bool {
         if case .parked = self { return true }
         return false
     }
