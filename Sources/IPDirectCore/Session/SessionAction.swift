@@ -151,11 +151,11 @@ public enum SessionAction: Equatable {
     case reportError(ProxyError, target: String)
     /// A debug line for a deadline that ended the connection.
     case reportTimeout(SessionDeadline.Reason)
-    /// The access-log line and the metrics of a finished (or abandoned) exchange: what was asked, and
-    /// what came of it. Boxed: the two values are five times the size of any other action, and every
-    /// action list of every event would otherwise copy that size per element (a keep-alive request took
-    /// 10 % more instructions unboxed, against one small allocation per exchange boxed).
-    indirect case log(ProxyRequest, ExchangeRecord)
+    /// The access-log line and the metrics of a finished (or abandoned) exchange: the machine's `request`
+    /// and `record` as they are when this action is performed. It comes first in its list, so they are read
+    /// before anything of the next exchange begins; it carries no copy of them, since the two values are
+    /// five times the size of any other action and every list of every event would copy that size per element.
+    case logExchange
     /// Frees both connections; nothing else runs after it.
     case close
 }

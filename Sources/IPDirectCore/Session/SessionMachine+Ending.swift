@@ -42,7 +42,7 @@ extension SessionMachine {
         var actions: [SessionAction] = []
         // One allocation for the whole list: this runs once per request.
         actions.reserveCapacity(5)
-        actions.append(.log(request, record))
+        actions.append(.logExchange)
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
@@ -82,7 +82,7 @@ extension SessionMachine {
     public mutating func close() -> [SessionAction] {
         if case .closed = state { return [] }
         var actions: [SessionAction] = []
-        if state.servesRequest { actions.append(.log(request, record)) }
+        if state.servesRequest { actions.append(.logExchange) }
         state = .closed
         actions.append(.close)
         return actions

@@ -207,7 +207,7 @@ final class ClientSession {
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(target)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
-        case .log(let request, let record): logExchange(request, record)
+        case .logExchange: logExchange(machine.request, machine.record)
         case .close: closeConnections()
         }
     }

@@ -34,7 +34,7 @@ import Testing
         #expect(actions.sentText.contains("error=destination_ip_prohibited"))
         #expect(actions.sentText.contains("listener=admin 127.0.0.1:9901"))
         #expect(!actions.contains { if case .connect = $0 { return true } else { return false } })
-        #expect(actions.logged?.status == 403)
+        #expect(script.logged?.status == 403)
     }
 
     @Test func aRequestToTheProxysOwnPortIsRefusedAndNamesTheProxyListener() {
@@ -63,7 +63,7 @@ import Testing
                                   .socksBytes(SessionMachineSOCKSTests.socks4a("localhost", port: Self.adminPort)),
                                   .resolved(["127.0.0.1"])])
         #expect(actions.sentBytes == [0, 0x5B, 0, 0, 0, 0, 0, 0])
-        #expect(actions.logged?.status == 403)
+        #expect(script.logged?.status == 403)
     }
 
     @Test func otherAddressesOfTheSameNameStillServe() {

@@ -72,7 +72,7 @@ import Testing
                                   .invalidHead(HTTPParseError(status: status, reason: "refused"))])
         #expect(actions.sentText.hasPrefix("HTTP/1.1 \(status) \(phrase)\r\n"))
         #expect(actions.sentText.contains("Connection: close\r\n"))
-        #expect(actions.logged?.status == status)
+        #expect(script.logged?.status == status)
         #expect(!actions.contains { if case .resolve = $0 { return true } else { return false } })
         #expect(script.machine.phase == .flushing)
     }
@@ -136,8 +136,8 @@ import Testing
                                   .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
                                   .responsePumped(.complete, moved: 5)])
         #expect(actions.forwardedRequest != nil)
-        #expect(actions.logged?.source == "pool")
-        #expect(actions.logged?.note.hasPrefix("resolution failed, a pooled connection was reused") == true)
+        #expect(script.logged?.source == "pool")
+        #expect(script.logged?.note.hasPrefix("resolution failed, a pooled connection was reused") == true)
     }
 
     @Test func aConnectWhoseLookupFailedIsAnsweredAtOnce() {
@@ -168,8 +168,8 @@ import Testing
                                   .connectFailed(refused, attempts: 2)])
         #expect(actions.contains(.reportError(refused, target: "a.test:80")))
         #expect(actions.sentText.contains("error=connection_refused"))
-        #expect(actions.logged?.connectAttempts == 2)
-        #expect(actions.logged?.connectMicros == 3000)
+        #expect(script.logged?.connectAttempts == 2)
+        #expect(script.logged?.connectMicros == 3000)
         #expect(actions.last == .readNextRequest)
     }
 
@@ -178,7 +178,7 @@ import Testing
         let actions = script.all(SessionScript.sentGet.prefix(2) + [.wait(millis: 4), .resolved(["203.0.113.7"]),
                                  .wait(millis: 6), .ready(), .requestPumped(.complete, moved: 0),
                                  .wait(millis: 10), .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
-        let logged = actions.logged
+        let logged = script.logged
         #expect(logged?.resolveMicros == 4000)
         #expect(logged?.connectMicros == 6000)
         #expect(logged?.firstByteMicros == 20_000)
@@ -236,7 +236,7 @@ import Testing
         let actions = script.all([.start, .head(Heads.post(length: 10)), .resolved(["203.0.113.7"]), .ready(),
                                   .clientFIN, .requestPumped(.remaining(10), moved: 0)])
         #expect(actions.contains(.pumpRequestBody))
-        #expect(actions.logged?.note == "client closed before sending the whole request body")
+        #expect(script.logged?.note == "client closed before sending the whole request body")
         #expect(actions.last == .close)
     }
 

@@ -17,11 +17,8 @@ import Testing
     @Test func aCompleteResponsePoolsTheUpstreamAndReadsTheNextRequest() {
         var script = SessionScript()
         let actions = script.run(SessionScript.sentGet + [.responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
-        guard case .log(_, let record) = actions[6].first else {
-            Issue.record("not logged first: \(actions[6])")
-            return
-        }
-        #expect(record.status == 200)
+        #expect(actions[6].first == .logExchange, "logged first, before anything of the next exchange")
+        #expect(script.logged(at: 6)?.status == 200)
         #expect(Array(actions[6].dropFirst()) == [.releaseUpstream(reusable: true), .resumeReading(.client),
                                                   .armTimer(millis: SessionRules.parkAfterMillis), .readNextRequest])
         #expect(script.machine.phase == .readingHead)
@@ -33,7 +30,7 @@ import Testing
                                                           .responsePumped(.remaining(6), moved: 4),
                                                           .responsePumped(.complete, moved: 6)])
         #expect(actions[6] == [])
-        #expect(actions[7].logged?.bytesToClient ?? 0 >= 10)
+        #expect(script.logged(at: 7)?.bytesToClient ?? 0 >= 10)
     }
 
     @Test func aBodyThatRunsUntilCloseEndsWithTheServersFIN() {
@@ -251,7 +248,7 @@ import Testing
         var script = SessionScript()
         let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok(length: 100)),
                                                           .responsePumped(.remaining(50), moved: 50), .upstreamEnded(.eof)])
-        #expect(actions.logged?.note == "upstream 203.0.113.7:80 closed mid-response")
+        #expect(script.logged?.note == "upstream 203.0.113.7:80 closed mid-response")
         #expect(actions.last == .close)
     }
 
@@ -259,7 +256,7 @@ import Testing
         var script = SessionScript()
         let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.chunked),
                                                           .responseBroken(HTTPParseError(status: 502, reason: "bad chunk size"))])
-        #expect(actions.logged?.note == "invalid response body framing: bad chunk size")
+        #expect(script.logged?.note == "invalid response body framing: bad chunk size")
         #expect(actions.last == .close)
     }
 
@@ -313,7 +310,7 @@ import Testing
         #expect(actions[3].forwardedRequest?.contains("Expect: 100-continue\r\n") == true)
         #expect(actions[5].sentText == "HTTP/1.1 100 Continue\r\nVia: 1.1 ipdirect\r\n\r\n")
         #expect(actions[6] == [.cancelTimer, .armResponseTimeout(millis: 60_000)])
-        #expect(actions[8].logged?.status == 200)
+        #expect(script.logged(at: 8)?.status == 200)
         #expect(actions[8].last == .readNextRequest)
     }
 
@@ -322,24 +319,26 @@ import Testing
         let first = script.all(SessionScript.sentGet + [.buffers(BufferLevels(clientInput: 60)),
                                                         .responseHead(Heads.ok()), .responsePumped(.complete, moved: 5)])
         #expect(first.last == .readNextRequest)
+        let firstLogged = script.logged
+        #expect(firstLogged?.status == 200)
         let second = script.run([.buffers(BufferLevels()), .head(Heads.get("http://a.test/y")), .resolved(["203.0.113.7"]),
                                  .pooled, .requestPumped(.complete, moved: 0), .responseHead(Heads.ok()),
                                  .responsePumped(.complete, moved: 5)])
         #expect(second[1] == [.cancelTimer, .resolve(host: "a.test")])
         #expect(second[3].forwardedRequest?.hasPrefix("GET /y HTTP/1.1\r\n") == true)
-        #expect(second[6].logged?.source == "pool")
-        #expect(second[6].loggedRequest?.method == "GET")
-        #expect(first.logged != second[6].logged)
+        #expect(script.logged(at: 6)?.source == "pool")
+        #expect(script.loggedRequest(at: 6)?.method == "GET")
+        #expect(firstLogged != script.logged(at: 6))
         // The second exchange's record starts anew: its bytes are its own head and response only.
-        #expect(second[6].logged?.bytesFromClient == UInt64(Heads.get("http://a.test/y").utf8.count))
-        #expect(second[6].logged?.bytesToClient == first.logged?.bytesToClient)
+        #expect(script.logged(at: 6)?.bytesFromClient == UInt64(Heads.get("http://a.test/y").utf8.count))
+        #expect(script.logged(at: 6)?.bytesToClient == firstLogged?.bytesToClient)
     }
 
     @Test func aClientThatStopsReadingIsCutAtTheWriteTimeout() {
         var script = SessionScript()
         let actions = script.all(SessionScript.sentGet + [.responseHead(Heads.ok(length: 1 << 20)),
                                                           .clientError("timed out")])
-        #expect(actions.logged?.note == "client timed out during streaming_response")
+        #expect(script.logged?.note == "client timed out during streaming_response")
         #expect(actions.last == .close)
     }
 }

@@ -14,9 +14,9 @@ import Testing
     @Test func relayedBytesAreCountedForTheLog() {
         var script = SessionScript()
         let actions = script.all(SessionScript.openTunnel + [.relayed(.client, 100), .relayed(.upstream, 2000), .close])
-        #expect(actions.logged?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
-        #expect(actions.logged?.bytesToClient == 39 + 2000)
-        #expect(actions.logged?.status == 200)
+        #expect(script.logged?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
+        #expect(script.logged?.bytesToClient == 39 + 2000)
+        #expect(script.logged?.status == 200)
     }
 
     @Test func aFullDestinationPausesTheSide() {
@@ -49,7 +49,7 @@ import Testing
                                                              .relayed(.upstream, 0)])
         #expect(actions[5] == [.shutWrite(.upstream)])
         #expect(actions[7].first == .shutWrite(.client))
-        #expect(actions[7].logged != nil)
+        #expect(script.logged(at: 7) != nil)
         #expect(actions[7].last == .close)
     }
 
@@ -63,7 +63,7 @@ import Testing
     @Test func anUpstreamErrorEndsTheTunnelWithANote() {
         var script = SessionScript()
         let actions = script.all(SessionScript.openTunnel + [.upstreamEnded(.error, "connection reset")])
-        #expect(actions.logged?.note == "upstream 203.0.113.7:80 connection reset")
+        #expect(script.logged?.note == "upstream 203.0.113.7:80 connection reset")
         #expect(actions.last == .close)
     }
 
@@ -73,7 +73,7 @@ import Testing
                                                              .wait(millis: 100_000), .timer, .wait(millis: 200_001), .timer])
         #expect(actions[7] == [.armTimer(millis: 200_001)])
         #expect(actions[9].first == .reportTimeout(.tunnelIdle))
-        #expect(actions[9].logged?.note == "tunnel_idle_timeout")
+        #expect(script.logged(at: 9)?.note == "tunnel_idle_timeout")
         #expect(actions[9].last == .close)
     }
 
@@ -88,14 +88,14 @@ import Testing
     @Test func aFailedKernelRelayIsNoted() {
         var script = SessionScript()
         let actions = script.all(SessionScript.openTunnel + [.spliceEnded("read failed: Connection reset by peer")])
-        #expect(actions.logged?.note == "tunnel read failed: Connection reset by peer")
+        #expect(script.logged?.note == "tunnel read failed: Connection reset by peer")
         #expect(actions.last == .close)
     }
 
     @Test func aKernelRelayThatEndedCleanlyClosesWithoutANote() {
         var script = SessionScript()
         let actions = script.all(SessionScript.openTunnel + [.spliceEnded(nil)])
-        #expect(actions.logged?.note == "")
+        #expect(script.logged?.note == "")
         #expect(actions.last == .close)
     }
 
@@ -136,8 +136,8 @@ import Testing
         #expect(actions[5] == [])
         #expect(actions[6] == [.shutWrite(.upstream)])
         #expect(actions[7].first == .shutWrite(.client) && actions[7].last == .close)
-        #expect(actions[7].logged?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
-        #expect(actions[7].logged?.bytesToClient == 39 + 2_000)
+        #expect(script.logged(at: 7)?.bytesFromClient == UInt64(Heads.connect.utf8.count) + 100)
+        #expect(script.logged(at: 7)?.bytesToClient == 39 + 2_000)
     }
 
     @Test func splicedBytesHoldTheIdleDeadlineOffAndSilenceEndsTheTunnel() {
@@ -145,7 +145,7 @@ import Testing
         let idle = 300_000
         let actions = script.run(Self.spliced + [.wait(millis: idle - 1_000), .spliced(.toClient, 10), .wait(millis: 1_000),
                                                  .timer, .wait(millis: idle), .timer])
-        #expect(actions[8].logged == nil && !actions[8].contains(.close), "bytes a second ago: not idle")
+        #expect(script.logged(at: 8) == nil && !actions[8].contains(.close), "bytes a second ago: not idle")
         #expect(actions[10].last == .close, "then \(idle) ms without a byte")
         #expect(script.machine.phase == .closed)
     }
@@ -153,7 +153,7 @@ import Testing
     @Test func aFailedDirectionEndsTheSplicedTunnelWithItsReason() {
         var script = SessionScript()
         let actions = script.run(Self.spliced + [.spliceEnded("write failed on the client side: Broken pipe")])
-        #expect(actions[5].logged?.note.contains("Broken pipe") == true)
+        #expect(script.logged(at: 5)?.note.contains("Broken pipe") == true)
         #expect(actions[5].last == .close)
     }
 }

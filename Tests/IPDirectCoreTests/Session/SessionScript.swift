@@ -70,10 +70,41 @@ struct SessionScript {
                                  requiresAuthentication: requiresAuthentication, draining: draining)
     }
 
+    /// What a `logExchange` action logs: the machine's request and record when the driver performs it,
+    /// right after the event that asked for it.
+    struct Logged {
+        /// The event's position in the `run` (or `all`) call that applied it.
+        var step: Int
+        var request: ProxyRequest
+        var record: ExchangeRecord
+    }
+
+    /// Every exchange logged by the latest `run` (or `all`) call, in order.
+    private(set) var logs: [Logged] = []
+
     /// Runs the events in order; one list of actions per event.
     mutating func run(_ events: [Event]) -> [[SessionAction]] {
-        events.map { apply($0) }
+        logs = []
+        return events.enumerated().map { step, event in
+            let actions = apply(event)
+            if actions.contains(.logExchange) {
+                logs.append(Logged(step: step, request: machine.request, record: machine.record))
+            }
+            return actions
+        }
     }
+
+    /// The record of the first exchange the latest run logged, if it logged one.
+    var logged: ExchangeRecord? { logs.first?.record }
+
+    /// The request of the first exchange the latest run logged, if it logged one.
+    var loggedRequest: ProxyRequest? { logs.first?.request }
+
+    /// The record logged by the latest run's event at `step`, if that event logged one.
+    func logged(at step: Int) -> ExchangeRecord? { logs.first { $0.step == step }?.record }
+
+    /// The request logged by the latest run's event at `step`, if that event logged one.
+    func loggedRequest(at step: Int) -> ProxyRequest? { logs.first { $0.step == step }?.request }
 
     /// Runs the events and returns every action they caused, in order.
     mutating func all(_ events: [Event]) -> [SessionAction] {
@@ -195,18 +226,6 @@ extension Sequence where Element == SessionAction {
         var bytes: [UInt8] = []
         for case .sendToClient(let sent) in self { bytes += sent }
         return bytes
-    }
-
-    /// The record of the exchange logged, if one was.
-    var logged: ExchangeRecord? {
-        for case .log(_, let record) in self { return record }
-        return nil
-    }
-
-    /// The request of the exchange logged, if one was.
-    var loggedRequest: ProxyRequest? {
-        for case .log(let request, _) in self { return request }
-        return nil
     }
 
     var closes: Bool { contains(.close) }
