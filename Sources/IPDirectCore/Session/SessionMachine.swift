@@ -107,7 +107,9 @@ public struct SessionMachine {
 
     /// Bytes arrived in `side`'s buffer: what to do with them in this state, if anything. Not for a parked
     /// client, whose socket has no buffer (`clientReadable`). One action, not a list: this is asked on every
-    /// read, and a list would be an allocation each time.
+    /// read, and a list would be an allocation each time. Inlinable: a call would copy the whole machine out
+    /// of the session that holds it.
+    @inlinable
     public func bytesArrived(from side: SessionSide) -> SessionAction? {
         // Only the upstream's bytes in forwarding bind a payload: a binding copies the whole state.
         switch state {
@@ -122,8 +124,8 @@ public struct SessionMachine {
     }
 
     /// Kept out of `bytesArrived`, so that only the upstream's bytes pay for the copy its binding makes.
-    @inline(never)
-    private func upstreamBytesWhileForwarding() -> SessionAction {
+    @inline(never) @usableFromInline
+    func upstreamBytesWhileForwarding() -> SessionAction {
         if case .forwarding(let forwarding) = state, case .streamingBody = forwarding.response { return .pumpResponseBody }
         return .readResponseHead
     }
