@@ -1,5 +1,5 @@
 /// The URI schemes a forward proxy fetches in absolute-form; any other scheme is refused (400).
-public enum URIScheme: Sendable, Equatable {
+public enum URIScheme: Sendable, Hashable {
     case http, https
 
     /// RFC 9110 §4.2.1, §4.2.2.

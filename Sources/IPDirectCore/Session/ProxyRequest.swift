@@ -86,13 +86,7 @@ public struct ProxyRequest: Sendable, Equatable {
         return HostName.withPort(host, port)
     }
 
-    /// Connections are pooled per scheme, host and port: a TLS connection verified for one name never
-    /// carries another's requests.
-    public var poolKey: String { ProxyRequest.poolKey(scheme: scheme, host: host, port: port) }
-
-    public static func poolKey(scheme: URIScheme, host: String, port: UInt16) -> String {
-        "\(scheme == .https ? "https" : "http")://\(host):\(port)"
-    }
+    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, host: host, port: port) }
 
     /// Where what this host taught about its addresses is kept.
     public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }

@@ -33,7 +33,7 @@ public struct UpstreamRequest: Sendable, Equatable {
     /// A pooled connection may carry the request (never a CONNECT, nor the retry of a dropped reuse).
     public var mayReusePooled: Bool
 
-    public var poolKey: String { ProxyRequest.poolKey(scheme: scheme, host: host, port: port) }
+    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, host: host, port: port) }
     public var hostPort: String { HostName.withPort(host, port) }
     public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
 }
@@ -87,7 +87,7 @@ public enum SessionAction: Equatable {
     case connect(UpstreamRequest)
     /// The lookup failed: a healthy pooled connection to the key may still carry the request.
     /// Reported as `upstreamReady` or `noPooledConnection`.
-    case reusePooled(key: String)
+    case reusePooled(key: UpstreamPoolKey)
     /// Sends the upstream request head together with the first body bytes, then pumps the body;
     /// reported as `requestBodyPumped`.
     case forwardRequest(head: [UInt8])

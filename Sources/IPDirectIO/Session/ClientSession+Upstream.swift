@@ -56,7 +56,7 @@ extension ClientSession {
 
     /// The lookup failed: a live pooled connection to an address that is not quarantined may still
     /// carry the request.
-    func reusePooled(key: String) {
+    func reusePooled(key: UpstreamPoolKey) {
         guard let pooled = worker.pool.checkout(key: key, where: { !worker.health.isQuarantined($0) }) else {
             return perform(machine.noPooledConnection(levels, now: MonotonicClock.nowMicros()))
         }

@@ -12,7 +12,7 @@ public enum AddressRankingProbe {
         var pending = candidates.count
         for address in candidates {
             let started = MonotonicClock.nowMicros()
-            let connector = Connector(base: base, key: "", hostPort: address.description, addresses: [address],
+            let connector = Connector(base: base, hostPort: address.description, addresses: [address],
                                       timeoutMillis: config.proxy.connectTimeoutMs) { result in
                 let now = MonotonicClock.nowMicros()
                 switch result {

@@ -49,7 +49,7 @@ final class Connector {
     }
 
     private let base: EventBase
-    private let key: String
+    private let key: UpstreamPoolKey?
     private let hostPort: String
     private let tls: (context: TLSClientContext, host: String)?
     private let addresses: [SocketAddress]
@@ -67,7 +67,7 @@ final class Connector {
     /// 1-based position in `addresses` of the address that won, once one has.
     private(set) var winnerRank: Int?
 
-    init(base: EventBase, key: String, hostPort: String, addresses: [SocketAddress], timeoutMillis: Int,
+    init(base: EventBase, key: UpstreamPoolKey? = nil, hostPort: String, addresses: [SocketAddress], timeoutMillis: Int,
          attemptDelayMillis: Int = Connector.defaultAttemptDelayMillis, health: UpstreamHealth? = nil,
          hostKey: UpstreamHostKey? = nil, tls: (context: TLSClientContext, host: String)? = nil,
          completion: @escaping (Result<UpstreamConnection, ConnectFailure>) -> Void) {

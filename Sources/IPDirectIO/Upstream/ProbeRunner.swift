@@ -57,7 +57,7 @@ final class ProbeRunner {
     func probe(_ address: SocketAddress, ranking: Bool) {
         let started = MonotonicClock.nowMicros()
         var identifier: ObjectIdentifier?
-        let connector = Connector(base: base, key: "", hostPort: address.description, addresses: [address],
+        let connector = Connector(base: base, hostPort: address.description, addresses: [address],
                                   timeoutMillis: connectTimeoutMillis) { [unowned self] result in
             if let identifier { probes[identifier] = nil }
             finished(address, result: result, micros: MonotonicClock.nowMicros() - started, ranking: ranking)

@@ -6,7 +6,7 @@ import IPDirectCore
 final class UpstreamConnection {
     /// Its callbacks go to whoever holds the connection: a session, the pool, an HTTPDNS transport.
     var socket: BufferedSocket
-    let key: String
+    let key: UpstreamPoolKey?
     let address: SocketAddress
     /// `address` as text, made once per connection rather than once per request it carries.
     private(set) lazy var addressText = address.description
@@ -18,7 +18,7 @@ final class UpstreamConnection {
     /// The pool holding this connection while it is idle.
     weak var pool: UpstreamPool?
 
-    init(socket: consuming BufferedSocket, key: String, address: SocketAddress) {
+    init(socket: consuming BufferedSocket, key: UpstreamPoolKey?, address: SocketAddress) {
         isTLS = socket.ssl != nil
         self.socket = socket
         self.key = key

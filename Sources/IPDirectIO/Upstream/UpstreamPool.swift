@@ -4,7 +4,7 @@ import IPDirectCore
 /// Idle keep-alive connections per (scheme, host, port), most recently used first. Each worker has
 /// its own pool, so no locking: connections never cross threads.
 final class UpstreamPool {
-    private var idle: [String: [UpstreamConnection]] = [:]
+    private var idle: [UpstreamPoolKey: [UpstreamConnection]] = [:]
     private let maxIdlePerKey: Int
     private let idleTimeoutMillis: Int
 
@@ -19,7 +19,7 @@ final class UpstreamPool {
     /// recently pooled one to that address), discarding dead ones found on the way. Idle connections to
     /// addresses the plan no longer keeps (gone from the answer, quarantined, far slower than the best)
     /// are closed: they get no new requests.
-    func checkout(key: String, plan: AddressPlan) -> UpstreamConnection? {
+    func checkout(key: UpstreamPoolKey, plan: AddressPlan) -> UpstreamConnection? {
         // The list is changed where it lies (through its index), so taking from it copies nothing and the
         // key is hashed once.
         guard let slot = idle.index(forKey: key) else { return nil }
@@ -47,7 +47,7 @@ final class UpstreamPool {
     }
 
     /// Takes the most recently pooled live connection for `key` whose address passes `usable`.
-    func checkout(key: String, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
+    func checkout(key: UpstreamPoolKey, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
         guard let slot = idle.index(forKey: key) else { return nil }
         defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
         while let index = idle.values[slot].lastIndex(where: { usable($0.address) }) {
@@ -62,7 +62,7 @@ final class UpstreamPool {
     /// Pools a connection whose last exchange ended cleanly. While pooled, any byte or EOF from the
     /// server, or the idle timeout, drops it (a server that closed is never reused).
     func checkin(_ connection: UpstreamConnection) {
-        guard maxIdlePerKey > 0 else {
+        guard maxIdlePerKey > 0, let key = connection.key else {
             connection.close()
             return
         }
@@ -71,8 +71,8 @@ final class UpstreamPool {
         connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
         connection.socket.setTimeouts(readMillis: idleTimeoutMillis, writeMillis: nil)
         connection.socket.resumeReading()
-        guard let slot = idle.index(forKey: connection.key) else {
-            idle[connection.key] = [connection]
+        guard let slot = idle.index(forKey: key) else {
+            idle[key] = [connection]
             return
         }
         if idle.values[slot].count >= maxIdlePerKey {
@@ -83,7 +83,7 @@ final class UpstreamPool {
 
     /// Server sent bytes, closed, failed or the idle timeout fired: the connection is no longer usable.
     func drop(_ connection: UpstreamConnection) {
-        guard let slot = idle.index(forKey: connection.key),
+        guard let key = connection.key, let slot = idle.index(forKey: key),
               let index = idle.values[slot].firstIndex(where: { $0 === connection }) else { return }
         idle.values[slot].remove(at: index)
         if idle.values[slot].isEmpty { idle.remove(at: slot) }

@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func connectionsArePooledBySchemeHostAndPort() {
-        #expect(Self.request.poolKey == "https://a.test:8443")
+        #expect(Self.request.poolKey == UpstreamPoolKey(scheme: .https, host: "a.test", port: 8443))
+        #expect(Self.request.poolKey.description == "https://a.test:8443")
         #expect(Self.request.hostKey == UpstreamHostKey(host: "a.test", port: 8443))
         #expect(ProxyRequest.unparsed(at: 0).hostPort == "-")
     }

@@ -97,7 +97,7 @@ import Testing
         }
         #expect(request.scheme == .https)
         #expect(request.port == 443)
-        #expect(request.poolKey == "https://a.test:443")
+        #expect(request.poolKey == UpstreamPoolKey(scheme: .https, host: "a.test", port: 443))
     }
 
     @Test func aBrokenChunkedBodyBufferedWithTheHeadIsRefusedBeforeAnyLookup() {
@@ -111,7 +111,7 @@ import Testing
     @Test func aFailedLookupFirstLooksForAPooledConnection() {
         var script = SessionScript()
         let actions = script.run([.start, .head(Heads.get()), .lookupFailed(.notFound)])
-        #expect(actions[2] == [.reusePooled(key: "http://a.test:80")])
+        #expect(actions[2] == [.reusePooled(key: UpstreamPoolKey(scheme: .http, host: "a.test", port: 80))])
     }
 
     @Test func withoutAPooledConnectionAFailedLookupIsAnsweredAndTheConnectionKept() {

@@ -199,7 +199,7 @@ import Testing
         var script = SessionScript()
         let actions = script.all([.start, .head(Heads.get()), .resolved(["203.0.113.7"]), .pooled,
                                   .requestPumped(.complete, moved: 0), .upstreamEnded(.eof), .lookupFailed(.notFound)])
-        #expect(!actions.contains(.reusePooled(key: "http://a.test:80")))
+        #expect(!actions.contains(.reusePooled(key: UpstreamPoolKey(scheme: .http, host: "a.test", port: 80))))
         #expect(actions.sentText.hasPrefix("HTTP/1.1 502 "))
     }
 

@@ -68,7 +68,7 @@ import IPDirectTesting
                  attemptDelayMillis: Int = attemptDelayMillis) -> Outcome? {
         let base = EventBase()
         var result: Result<UpstreamConnection, ConnectFailure>?
-        let connector = Connector(base: base, key: "test", hostPort: "test.example:80", addresses: addresses,
+        let connector = Connector(base: base, hostPort: "test.example:80", addresses: addresses,
                                   timeoutMillis: timeoutMillis, attemptDelayMillis: attemptDelayMillis) { result = $0 }
         connector.start()
         LoopDriver.run(base) { result != nil }

@@ -9,7 +9,7 @@ import IPDirectTesting
 /// address, a connection the origin closed or wrote to while idle never handed out, the per-key limit, the
 /// idle timeout, and idle connections to addresses a plan no longer keeps closed.
 @Suite struct UpstreamPoolTests {
-    static let key = "http://origin.example:80"
+    static let key = UpstreamPoolKey(scheme: .http, host: "origin.example", port: 80)
     static let first = SocketAddress(ip: IPAddress("192.0.2.1")!, port: 80)
     static let second = SocketAddress(ip: IPAddress("192.0.2.2")!, port: 80)
 
@@ -18,7 +18,7 @@ import IPDirectTesting
         let connection: UpstreamConnection
         let originFD: Int32
 
-        init(base: EventBase, address: SocketAddress, key: String = UpstreamPoolTests.key) throws {
+        init(base: EventBase, address: SocketAddress, key: UpstreamPoolKey = UpstreamPoolTests.key) throws {
             var fds: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
                 throw FixtureError("socketpair: \(String(cString: strerror(errno)))")
@@ -53,7 +53,9 @@ import IPDirectTesting
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         #expect(pool.idleCount == 1 && pair.connection.reused)
-        #expect(pool.checkout(key: "http://other.example:80", plan: plan([Self.first])) == nil)
+        #expect(pool.checkout(key: UpstreamPoolKey(scheme: .http, host: "other.example", port: 80), plan: plan([Self.first])) == nil)
+        #expect(pool.checkout(key: UpstreamPoolKey(scheme: .https, host: "origin.example", port: 80), plan: plan([Self.first])) == nil,
+                "a plain connection never carries an https request to the same host and port")
         #expect(pool.checkout(key: Self.key, plan: plan([Self.second], keepsIdle: [Self.first, Self.second])) == nil)
         #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
         #expect(pool.idleCount == 0)

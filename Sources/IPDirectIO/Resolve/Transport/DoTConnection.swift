@@ -106,7 +106,7 @@ final class DoTConnection {
         for entry in entries.values { entry.exchange.phase = .connecting }
         // TCP_NODELAY, SNI, the name check (SSL_set1_host), TLS 1.2 at least, the pins and the resumption of
         // the last session for this host and port all come with the Connector and the TLS context.
-        let connector = Connector(base: base, key: "tls://\(endpoint.authority)", hostPort: endpoint.authority,
+        let connector = Connector(base: base, hostPort: endpoint.authority,
                                   addresses: [address], timeoutMillis: timeoutMillis,
                                   tls: (tls, endpoint.host)) { [unowned self] result in
             self.connector = nil
