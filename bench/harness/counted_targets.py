@@ -55,12 +55,11 @@ def _ipdirect(environment, name, wrapper, binary):
 
 def _nginx(environment, name, wrapper, _binary):
     port = free_port()
-    directory = os.path.join(environment.run_dir, "nginx-peer")
-    os.makedirs(directory, exist_ok=True)
-    config = environment.render("nginx-proxy-callgrind.conf.in", f"nginx-peer/{name}.conf", NGINX_PROXY_PORT=port,
-                                NAME=name)
+    config = environment.render("nginx-proxy-callgrind.conf.in", f"nginx-peer/{name}/nginx.conf",
+                                NGINX_PROXY_PORT=port, NAME=name)
+    directory = os.path.dirname(config)
     # -e: the error log from the first moment, before the config's error_log applies.
-    argv = [*wrapper, "nginx", "-p", directory, "-c", config, "-e", os.path.join(directory, f"{name}.error.log")]
+    argv = [*wrapper, "nginx", "-p", directory, "-c", config, "-e", os.path.join(directory, "error.log")]
     return Daemon(name, argv, port, environment.log(f"{name}.out"))
 
 
