@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 
 from harness.build import ipdirect_binary
 from harness.certificates import Certificates
@@ -19,6 +20,8 @@ from harness.targets import Environment, free_port
 WRAPPED_START_TIMEOUT_SECONDS = 120
 # After the stop signal: the server drains (nothing is in flight by then) and callgrind or strace writes its file.
 WRAPPED_STOP_TIMEOUT_SECONDS = 120
+# How long a server that may be signalled again is given to exit before the next stop signal.
+SIGNAL_AGAIN_SECONDS = 5
 # Directories of the run directory with the targets' configs and logs, kept after a run.
 RUN_FILES = ("ipdirect", "nginx-peer", "haproxy-peer", "logs")
 
@@ -27,11 +30,14 @@ class CountedTarget:
     """A server as these scripts start it: the Debian package that has it (None for ipdirect, which is built),
     the signal that makes it exit cleanly once its clients have gone, and how to make its Daemon."""
 
-    def __init__(self, name, package, stop_signal, make):
+    def __init__(self, name, package, stop_signal, make, signal_again=False):
         self.name = name
         self.package = package
         self.stop_signal = stop_signal
         self._make = make
+        # Whether the stop signal is sent again while the server has not exited: only where a second one means
+        # the same as the first.
+        self.signal_again = signal_again
 
     def daemon(self, environment, variant, wrapper, binary=None):
         """An unstarted Daemon named `name`-`variant`, run by `wrapper` (valgrind or strace and their options)."""
@@ -73,9 +79,12 @@ def _haproxy(environment, name, wrapper, _binary):
 TARGETS = {
     "ipdirect": CountedTarget("ipdirect", None, signal.SIGINT, _ipdirect),
     # SIGTERM: a fast shutdown, exit status 0; nothing is in flight by then.
-    "nginx": CountedTarget("nginx", "nginx-light", signal.SIGTERM, _nginx),
+    # nginx's handler only sets a flag, read when a wait for events returns: a signal that arrives while nginx is
+    # closing the client's connection (which under callgrind takes long enough to be hit) leaves it waiting
+    # with no timer and no connection, so the signal is sent again until it exits.
+    "nginx": CountedTarget("nginx", "nginx-light", signal.SIGTERM, _nginx, signal_again=True),
     # SIGUSR1: a soft stop, which ends once no connection is left (exit status 0); SIGTERM would exit with 143.
-    "haproxy": CountedTarget("haproxy", "haproxy", signal.SIGUSR1, _haproxy),
+    "haproxy": CountedTarget("haproxy", "haproxy", signal.SIGUSR1, _haproxy, signal_again=True),
 }
 
 
@@ -124,19 +133,22 @@ def origin_environment(bench_dir, repo_dir, run_dir, names, rebuild, log):
 
 
 def served(target, daemon, send, stop_child=False):
-    """Starts `daemon`, calls `send(port)`, and stops the server with its target's signal; returns its exit
-    status. With `stop_child` the daemon is a tracer (strace) whose one child is the server: the signal goes to
+    """Starts `daemon`, calls `send(port)`, and stops the server with its target's signal (again every
+    SIGNAL_AGAIN_SECONDS where the target allows it); returns its exit status. With `stop_child` the daemon is a tracer (strace) whose one child is the server: the signal goes to
     the server, and the tracer exits with the server's status once it has written its output."""
     try:
         daemon.start()
         send(daemon.port)
-        if not stop_child:
-            return daemon.stop(target.stop_signal, WRAPPED_STOP_TIMEOUT_SECONDS)
-        os.kill(_only_child(daemon.process.pid), target.stop_signal)
-        try:
-            daemon.process.wait(timeout=WRAPPED_STOP_TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            pass
+        server = _only_child(daemon.process.pid) if stop_child else daemon.process.pid
+        deadline = time.monotonic() + WRAPPED_STOP_TIMEOUT_SECONDS
+        while daemon.process.poll() is None and time.monotonic() < deadline:
+            os.kill(server, target.stop_signal)
+            wait = SIGNAL_AGAIN_SECONDS if target.signal_again else WRAPPED_STOP_TIMEOUT_SECONDS
+            try:
+                daemon.process.wait(timeout=max(0, min(wait, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                pass
+        # The exit status once it has exited; otherwise it is terminated and killed, and the status is None.
         return daemon.stop()
     finally:
         daemon.stop()

@@ -18,7 +18,7 @@ RECEIVE_BYTES = 256 * 1024
 # with callgrind slowing its loop: every request of the parked kind wakes a parked connection.
 PARKING_PAUSE_SECONDS = 0.1
 # What Firefox 128 on Linux sends for a page through a proxy, after the request line and Host: a head of about
-# 500 bytes. The Cookie value is 100 bytes of four name=value pairs, as a site's session and preference
+# 500 bytes. The Cookie value is 101 bytes of four name=value pairs, as a site's session and preference
 # cookies look.
 BROWSER_FIELDS = [
     "User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
