@@ -11,6 +11,11 @@ public enum HostName {
     /// one trailing dot dropped. The one normaliser for the config, the resolver, its cache, DNS
     /// messages and TLS, so a name is the same key everywhere.
     public static func normalized(_ name: String) -> String {
+        // Asked on every proxied lookup of a name the request parser has already lower-cased: such a name is
+        // returned as it is, without a copy.
+        let needsChange = name.utf8.last == UInt8(ascii: ".")
+            || name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        guard needsChange else { return name }
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
