@@ -3,14 +3,13 @@
 /// every request, it is hashed as it is, never formatted.
 public struct UpstreamPoolKey: Hashable, Sendable, CustomStringConvertible {
     public var scheme: URIScheme
-    public var host: String
-    public var port: UInt16
+    /// The host and port, as what was learned about their addresses is kept.
+    public var origin: UpstreamHostKey
 
     public init(scheme: URIScheme, host: String, port: UInt16) {
         self.scheme = scheme
-        self.host = host
-        self.port = port
+        origin = UpstreamHostKey(host: host, port: port)
     }
 
-    public var description: String { "\(scheme == .https ? "https" : "http")://\(host):\(port)" }
+    public var description: String { "\(scheme == .https ? "https" : "http")://\(origin)" }
 }

@@ -73,10 +73,9 @@ struct BufferedSocket: ~Copyable {
         guard let raw else { return -1 }
         self.raw = nil
         let fd = bufferevent_getfd(raw)
-        bufferevent_setcb(raw, nil, nil, nil, nil)
         // With no fd left, freeing the bufferevent no longer closes the socket.
         bufferevent_setfd(raw, -1)
-        bufferevent_free(raw)
+        BufferedSocket.free(raw)
         return fd
     }
 

@@ -6,6 +6,7 @@ import IPDirectCore
 final class UpstreamConnection {
     /// Its callbacks go to whoever holds the connection: a session, the pool, an HTTPDNS transport.
     var socket: BufferedSocket
+    /// The pool that may keep it; nil for one that is never pooled (a probe, an HTTPDNS or DoT connection).
     let key: UpstreamPoolKey?
     let address: SocketAddress
     /// `address` as text, made once per connection rather than once per request it carries.

@@ -35,7 +35,4 @@ struct HTTPDNSEndpoint: Equatable, CustomStringConvertible {
     var scheme: String { isHTTPS ? "https" : "http" }
 
     var description: String { "\(scheme)://\(authority)" }
-
-    /// What a connection to the endpoint is known by.
-    var connectionKey: UpstreamPoolKey { UpstreamPoolKey(scheme: isHTTPS ? .https : .http, host: host, port: port) }
 }

@@ -114,7 +114,7 @@ final class HTTPDNSRoute {
     private func connect() {
         let id = nextConnectorID
         nextConnectorID += 1
-        let connector = Connector(base: base, key: endpoint.connectionKey, hostPort: endpoint.authority,
+        let connector = Connector(base: base, hostPort: endpoint.authority,
                                   addresses: [address], timeoutMillis: timeoutMillis,
                                   tls: tls.map { ($0, endpoint.host) }) { [unowned self] result in
             connectors[id] = nil
