@@ -3,17 +3,30 @@ import IPDirectCore
 
 /// Idle keep-alive connections per (scheme, host, port), most recently used first. Each worker has
 /// its own pool, so no locking: connections never cross threads.
+///
+/// A key's list stays (empty, with its capacity) when its last connection is taken, so a host in steady
+/// keep-alive use checks its connection in and out without allocating; empty lists are swept only when
+/// there are more than `keptSlots` keys.
 final class UpstreamPool {
+    /// How many keys the pool keeps lists for before it drops the empty ones, so hosts visited once do not
+    /// pile up.
+    static let defaultKeptSlots = 256
+
     private var idle: [UpstreamPoolKey: [UpstreamConnection]] = [:]
     private let maxIdlePerKey: Int
     private let idleTimeoutMillis: Int
+    private let keptSlots: Int
 
-    init(maxIdlePerKey: Int, idleTimeoutMillis: Int) {
+    init(maxIdlePerKey: Int, idleTimeoutMillis: Int, keptSlots: Int = UpstreamPool.defaultKeptSlots) {
         self.maxIdlePerKey = maxIdlePerKey
         self.idleTimeoutMillis = idleTimeoutMillis
+        self.keptSlots = keptSlots
     }
 
     var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
+
+    /// Keys with a list, empty ones included.
+    var slotCount: Int { idle.count }
 
     /// Takes a live pooled connection for `key` to the most preferred of `plan.reusable` (the most
     /// recently pooled one to that address), discarding dead ones found on the way. Idle connections to
@@ -22,8 +35,7 @@ final class UpstreamPool {
     func checkout(key: UpstreamPoolKey, plan: AddressPlan) -> UpstreamConnection? {
         // The list is changed where it lies (through its index), so taking from it copies nothing and the
         // key is hashed once.
-        guard let slot = idle.index(forKey: key) else { return nil }
-        defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
+        guard let slot = idle.index(forKey: key), !idle.values[slot].isEmpty else { return nil }
         idle.values[slot].removeAll { connection in
             guard plan.keepsIdle.contains(connection.address) else {
                 connection.pool = nil
@@ -49,7 +61,6 @@ final class UpstreamPool {
     /// Takes the most recently pooled live connection for `key` whose address passes `usable`.
     func checkout(key: UpstreamPoolKey, where usable: (SocketAddress) -> Bool) -> UpstreamConnection? {
         guard let slot = idle.index(forKey: key) else { return nil }
-        defer { if idle.values[slot].isEmpty { idle.remove(at: slot) } }
         while let index = idle.values[slot].lastIndex(where: { usable($0.address) }) {
             let connection = idle.values[slot].remove(at: index)
             connection.pool = nil
@@ -72,6 +83,7 @@ final class UpstreamPool {
         connection.socket.setTimeouts(readMillis: idleTimeoutMillis, writeMillis: nil)
         connection.socket.resumeReading()
         guard let slot = idle.index(forKey: key) else {
+            if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }
             idle[key] = [connection]
             return
         }
@@ -86,7 +98,6 @@ final class UpstreamPool {
         guard let key = connection.key, let slot = idle.index(forKey: key),
               let index = idle.values[slot].firstIndex(where: { $0 === connection }) else { return }
         idle.values[slot].remove(at: index)
-        if idle.values[slot].isEmpty { idle.remove(at: slot) }
         connection.close()
     }
 

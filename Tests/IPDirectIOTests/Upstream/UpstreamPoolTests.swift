@@ -123,4 +123,33 @@ import IPDirectTesting
         pool.checkin(pair.connection)
         #expect(pool.idleCount == 0 && pair.closedByPool(base))
     }
+
+    @Test func aKeysListStaysWhenItsLastConnectionIsTakenSoTheNextCheckinReusesIt() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let first = try Pair(base: base, address: Self.first)
+        pool.checkin(first.connection)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === first.connection)
+        #expect(pool.idleCount == 0 && pool.slotCount == 1)
+        pool.checkin(first.connection)
+        #expect(pool.slotCount == 1)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === first.connection)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) == nil, "an empty list hands nothing out")
+    }
+
+    @Test func emptyListsAreSweptOncePastTheKeysKept() throws {
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000, keptSlots: 2)
+        let keys = (1...3).map { UpstreamPoolKey(scheme: .http, host: "origin\($0).example", port: 80) }
+        let pairs = try keys.map { try Pair(base: base, address: Self.first, key: $0) }
+        pool.checkin(pairs[0].connection)
+        pool.checkin(pairs[1].connection)
+        #expect(pool.checkout(key: keys[0], plan: plan([Self.first])) === pairs[0].connection)
+        #expect(pool.slotCount == 2)
+        pool.checkin(pairs[2].connection)
+        #expect(pool.slotCount == 2, "the empty list of the first key went")
+        #expect(pool.idleCount == 2)
+        #expect(pool.checkout(key: keys[1], plan: plan([Self.first])) === pairs[1].connection)
+        #expect(pool.checkout(key: keys[2], plan: plan([Self.first])) === pairs[2].connection)
+    }
 }
