@@ -34,9 +34,10 @@ public struct MetricsSnapshot: Sendable, Equatable {
 
         page.family(p + "requests_total", .counter,
                     help: "Requests and tunnels finished, by method and the status sent (0: none was sent).")
-        for key in traffic.requests.keys.sorted(by: { ($0.method, $0.status) < ($1.method, $1.status) }) {
+        let requests = traffic.requests
+        for key in requests.keys.sorted(by: { ($0.method, $0.status) < ($1.method, $1.status) }) {
             page.sample(p + "requests_total", labels: [("method", key.method), ("status", String(key.status))],
-                        traffic.requests[key] ?? 0)
+                        requests[key] ?? 0)
         }
         page.single(p + "client_connections_total", .counter,
                     help: "Client connections accepted.", traffic.connectionsAccepted)

@@ -1,20 +1,13 @@
 /// What one worker's client connections did, as plain numbers: the worker updates its own copy behind
 /// an uncontended lock, and the admin listener adds the copies of all workers up for `/metrics`.
 public struct TrafficMetrics: Sendable, Equatable {
-    /// One series of `ipdirect_requests_total`: the method (bounded: extension methods are `other`)
-    /// and the status sent, 0 when the client got no status line (it left, or the relay broke first).
-    public struct RequestKey: Sendable, Hashable {
-        public var method: String
-        public var status: Int
-
-        public init(method: String, status: Int) {
-            self.method = method
-            self.status = status
-        }
-    }
+    /// One series of `ipdirect_requests_total`.
+    public typealias RequestKey = RequestCounts.Key
 
     /// Exchanges finished (requests answered, tunnels ended), by method and status.
-    public var requests: [RequestKey: UInt64] = [:]
+    public var requestCounts = RequestCounts()
+    /// Every series of `requestCounts` counted at least once.
+    public var requests: [RequestKey: UInt64] { requestCounts.byKey }
     public var connectionsAccepted: UInt64 = 0
     /// Client connections open now.
     public var connectionsActive: Int64 = 0
@@ -48,8 +41,15 @@ public struct TrafficMetrics: Sendable, Equatable {
     public init() {}
 
     /// Counts one finished exchange.
+    public mutating func countExchange(method: HTTPMethod, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64) {
+        requestCounts.count(method, status: status)
+        bytesFromClients += bytesFromClient
+        bytesToClients += bytesToClient
+    }
+
+    /// Counts one finished exchange by the method's text, as the series labels it.
     public mutating func countExchange(method: String, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64) {
-        requests[RequestKey(method: method, status: status), default: 0] += 1
+        requestCounts.count(method: method, status: status)
         bytesFromClients += bytesFromClient
         bytesToClients += bytesToClient
     }
@@ -64,7 +64,7 @@ public struct TrafficMetrics: Sendable, Equatable {
 
     /// Adds another worker's numbers to these.
     public mutating func add(_ other: TrafficMetrics) {
-        requests.merge(other.requests, uniquingKeysWith: +)
+        requestCounts.add(other.requestCounts)
         connectionsAccepted += other.connectionsAccepted
         connectionsActive += other.connectionsActive
         connectionsParked += other.connectionsParked

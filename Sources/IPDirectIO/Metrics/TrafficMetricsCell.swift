@@ -21,7 +21,7 @@ final class TrafficMetricsCell: Sendable {
 extension TrafficMetrics {
     /// Counts one finished exchange of a client session, with the durations it measured.
     mutating func count(_ request: ProxyRequest, _ record: ExchangeRecord) {
-        countExchange(method: request.methodKind.description, status: record.status,
+        countExchange(method: request.methodKind, status: record.status,
                       bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient)
         if record.resolveFinished { resolveDuration.observe(micros: record.resolveMicros) }
         if record.connectFinished { connectDuration.observe(micros: record.connectMicros) }
