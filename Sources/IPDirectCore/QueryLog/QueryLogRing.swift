@@ -1,9 +1,9 @@
-/// The newest `capacity` query-log entries of one worker. Each worker writes its own ring from its own
+/// The newest `capacity` query-log records of one worker. Each worker writes its own ring from its own
 /// loop, so keeping it costs a copy into a slot and never a lock another worker waits on; the admin
-/// listener merges the rings when it is asked.
+/// listener words the records and merges the rings when it is asked.
 public struct QueryLogRing: Sendable {
     public let capacity: Int
-    private var slots: [QueryLogEntry] = []
+    private var slots: [QueryLogRecord] = []
     /// The slot the next entry overwrites once the ring is full.
     private var next = 0
 
@@ -15,20 +15,29 @@ public struct QueryLogRing: Sendable {
 
     public var count: Int { slots.count }
 
-    public mutating func append(_ entry: QueryLogEntry) {
+    public mutating func append(_ record: QueryLogRecord) {
         guard capacity > 0 else { return }
         if slots.count < capacity {
-            slots.append(entry)
+            slots.append(record)
         } else {
-            slots[next] = entry
+            slots[next] = record
         }
-        next = (next + 1) % capacity
+        next = next + 1 == capacity ? 0 : next + 1
     }
 
-    /// What the ring holds, newest first.
-    public var newestFirst: [QueryLogEntry] {
+    public mutating func append(_ entry: QueryLogEntry) {
+        append(.written(entry))
+    }
+
+    /// What the ring holds, newest first, as it was recorded.
+    public var newestRecordsFirst: [QueryLogRecord] {
         guard slots.count == capacity else { return slots.reversed() }
         return (slots[..<next].reversed() + slots[next...].reversed())
+    }
+
+    /// What the ring holds, newest first, in words.
+    public var newestFirst: [QueryLogEntry] {
+        newestRecordsFirst.map(\.entry)
     }
 
     /// The newest `limit` entries of several rings, newest first. Each ring is in order already, so this

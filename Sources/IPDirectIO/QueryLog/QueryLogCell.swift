@@ -15,18 +15,20 @@ final class QueryLogCell: Sendable {
 
     var isOn: Bool { capacity > 0 }
 
+    /// Worded outside the lock, so a `/queries` read holds up the worker's lookups only for a copy.
     var newestFirst: [QueryLogEntry] {
-        ring.withLock { $0.newestFirst }
+        ring.withLock { $0.newestRecordsFirst }.map(\.entry)
     }
 
-    /// A lookup the proxy made for a request that named a host (IP literals are not lookups).
+    /// A lookup the proxy made for a request that named a host (IP literals are not lookups), answered at
+    /// `now`. Kept as the result itself: it is put into words only if `/queries` is read.
     func recordProxyLookup(_ result: Result<Resolution, ResolveFailure>, host: String, client: SocketAddress?,
-                           startedMicros: Int64) {
+                           startedMicros: Int64, now: Int64 = MonotonicClock.nowMicros()) {
         guard isOn else { return }
         if case .success(let resolution) = result, resolution.source == .literal { return }
-        let now = MonotonicClock.nowMicros()
-        append(.proxyLookup(result, name: host, client: client, monotonicMicros: now,
-                            unixMillis: MonotonicClock.wallMillis(), elapsedMicros: now - startedMicros))
+        let lookup = QueryLogRecord.ProxyLookup(result, name: host, client: client, monotonicMicros: now,
+                                                unixMillis: MonotonicClock.wallMillis(), elapsedMicros: now - startedMicros)
+        ring.withLock { $0.append(.proxyLookup(lookup)) }
     }
 
     /// A query the DNS listener answered, with the addresses its answer held.
