@@ -31,9 +31,9 @@ public enum CachedName: Sendable, Equatable, CustomStringConvertible {
                              nameDoesNotExist: negative4.nameDoesNotExist || negative6.nameDoesNotExist)
             return
         }
-        var secondsLeft: [AddressFamily: Int64] = [:]
-        if let answer4 { secondsLeft[.v4] = answer4.secondsLeft(at: now) }
-        if let answer6 { secondsLeft[.v6] = answer6.secondsLeft(at: now) }
+        var secondsLeft = SecondsLeftByFamily()
+        secondsLeft.v4 = answer4?.secondsLeft(at: now)
+        secondsLeft.v6 = answer6?.secondsLeft(at: now)
         let age = max(positive4?.age(at: now) ?? 0, positive6?.age(at: now) ?? 0)
         let servedStale = (positive4 != nil && Self.isStale(v4)) || (positive6 != nil && Self.isStale(v6))
         let refresh = answer4 == nil || answer6 == nil || Self.asksForRefresh(v4) || Self.asksForRefresh(v6)

@@ -25,10 +25,10 @@ public struct KeepWarmSchedule: Sendable {
     /// (what the cache says right after storing it): returns when the name is fetched next, replacing
     /// any earlier plan, or nil when the name is not kept warm. The family that runs out first decides.
     @discardableResult
-    public mutating func answered(_ name: String, secondsLeft: [AddressFamily: Int64],
+    public mutating func answered(_ name: String, secondsLeft: SecondsLeftByFamily,
                                   now: CacheInstant) -> CacheInstant? {
         guard names.contains(name) else { return nil }
-        let left = secondsLeft.values.min() ?? 0
+        let left = secondsLeft.soonest ?? 0
         let delay = max(Self.minimumDelayMillis,
                         left * millisecondsPerSecond * ResolverCache.refreshPointPercent / 100)
         dueAt[name] = now + delay

@@ -63,22 +63,23 @@ public struct Resolution: Sendable, Equatable {
     public var source: ResolutionSource
     public var cache: CacheUse
     /// Seconds each family's answer may still be used; nil where nothing was cached for it.
-    public var secondsLeft: [AddressFamily: Int64]
+    public var secondsLeft: SecondsLeftByFamily
 
     public init(addresses: [IPAddress], source: ResolutionSource, cache: CacheUse = .miss,
-                secondsLeft: [AddressFamily: Int64] = [:]) {
+                secondsLeft: SecondsLeftByFamily = [:]) {
         self.addresses = addresses
         self.source = source
         self.cache = cache
         self.secondsLeft = secondsLeft
     }
 
-    /// `source`, marked when the answer came from the cache: `google`, `cache:google`, `stale:google`.
+    /// `source`, marked when the answer came from the cache: `google`, `cache:google`, `stale:google`. Made
+    /// for every request, so it is joined rather than interpolated (no formatting through `description`).
     public var sourceLabel: String {
         switch cache {
-        case .miss: return source.description
-        case .hit: return "cache:\(source)"
-        case .stale: return "stale:\(source)"
+        case .miss: return source.cacheLabel
+        case .hit: return "cache:" + source.cacheLabel
+        case .stale: return "stale:" + source.cacheLabel
         }
     }
 }

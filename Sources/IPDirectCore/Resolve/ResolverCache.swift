@@ -32,7 +32,11 @@ public struct ResolverCache: Sendable {
     /// reported once; later lookups see it as fresh until it is replaced or expires.
     /// Answers past their stale window are dropped here.
     public mutating func lookup(_ name: String, family: AddressFamily, now: CacheInstant) -> CacheLookup {
-        let key = ResolverCacheKey(name: name, family: family)
+        lookup(ResolverCacheKey(name: name, family: family), now: now)
+    }
+
+    /// As `lookup(_:family:now:)`, with a key made once for both families (`ResolverCacheKey.inFamily`).
+    public mutating func lookup(_ key: ResolverCacheKey, now: CacheInstant) -> CacheLookup {
         guard let answer = entries.use(key) else {
             counters.misses += 1
             return .miss
@@ -102,7 +106,7 @@ public struct ResolverCache: Sendable {
         guard let first = positive.first else { return nil }
         counters.staleServes += UInt64(requests)
         let age = positive.map { $0.1.age(at: now) }.max() ?? 0
-        var secondsLeft: [AddressFamily: Int64] = [:]
+        var secondsLeft = SecondsLeftByFamily()
         for (family, answer) in usable { secondsLeft[family] = answer.secondsLeft(at: now) }
         return Resolution(addresses: positive.flatMap { $0.1.addresses },
                           source: ResolutionSource(cacheLabel: first.1.source),

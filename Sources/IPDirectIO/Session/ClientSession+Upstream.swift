@@ -3,21 +3,24 @@ import IPDirectCore
 
 /// Lookups, pooled connections and connection races for the session's current exchange.
 extension ClientSession {
+    /// A cached name is answered on the spot, without a completion made for it.
     func resolve(_ host: String) {
         let started = MonotonicClock.nowMicros()
-        let lookup = configuration.resolver.resolve(host) { [unowned self] result in
+        if let answer = configuration.resolver.answerAtOnce(host) {
+            return resolved(answer, host: host, startedMicros: started)
+        }
+        let handle = configuration.resolver.query(host) { [unowned self] result in
             self.lookup = nil
-            worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: started)
-            perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
+            resolved(result, host: host, startedMicros: started)
         }
-        switch lookup {
-        case .done(let result):
-            worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: started)
-            perform(machine.resolved(result, levels, now: MonotonicClock.nowMicros()))
-        case .pending(let handle):
-            // A lookup answered synchronously may already have led to a new lookup; keep that one.
-            if !handle.isFinished { self.lookup = handle }
-        }
+        // A lookup answered synchronously may already have led to a new lookup; keep that one.
+        if !handle.isFinished { self.lookup = handle }
+    }
+
+    private func resolved(_ result: Result<Resolution, ResolveFailure>, host: String, startedMicros: Int64) {
+        let now = MonotonicClock.nowMicros()
+        worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: startedMicros, now: now)
+        perform(machine.resolved(result, levels, now: now))
     }
 
     /// Ranks the addresses with what every worker learned of them (new answers of `[[upstream.probe]]`

@@ -405,4 +405,23 @@ extension CacheLookup {
         #expect(cache.staleAge("nx.test", now: start + 10 * second) == nil)
         #expect(cache.staleAge("unknown.test", now: start) == nil)
     }
+
+    @Test func theOtherFamilysKeyOfANameEqualsTheKeyMadeFromTheName() {
+        let key = ResolverCacheKey(name: "WWW.Example.COM.", family: .v4)
+        let other = key.inFamily(.v6)
+        #expect(other == ResolverCacheKey(name: "www.example.com", family: .v6))
+        #expect(other.hashValue == ResolverCacheKey(name: "www.example.com", family: .v6).hashValue)
+        #expect(other != key)
+        #expect(key != ResolverCacheKey(name: "www.example.org", family: .v4))
+    }
+
+    @Test func bothFamiliesOfANameAreFoundWithOneKey() {
+        var cache = ResolverCache()
+        cache.insert([IPAddress("192.0.2.1")!], ttl: 300, for: "a.test", family: .v4, source: "google", now: 0)
+        cache.insert([IPAddress("2001:db8::1")!], ttl: 300, for: "a.test", family: .v6, source: "google", now: 0)
+        let key = ResolverCacheKey(name: "a.test", family: .v4)
+        #expect(cache.lookup(key, now: 1).answer?.addresses == [IPAddress("192.0.2.1")!])
+        #expect(cache.lookup(key.inFamily(.v6), now: 1).answer?.addresses == [IPAddress("2001:db8::1")!])
+        #expect(cache.counters.hits == 2)
+    }
 }

@@ -32,12 +32,26 @@ final class ResolverChain {
     /// Answers at once for IP literals, `[hosts]` names and cached names; otherwise returns a handle and
     /// calls `completion` on this loop's thread later.
     func resolve(_ host: String, completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> Lookup {
+        if let answer = answerAtOnce(host) { return .done(answer) }
+        return .pending(query(host, completion: completion))
+    }
+
+    /// The answer for IP literals, `[hosts]` names and cached names; nil when the sources must be asked
+    /// with `query`.
+    func answerAtOnce(_ host: String) -> Result<Resolution, ResolveFailure>? {
         if IPAddress.mayBeLiteral(host), let literal = IPAddress(host) {
-            return .done(.success(Resolution(addresses: [literal], source: .literal)))
+            return .success(Resolution(addresses: [literal], source: .literal))
         }
-        if usesHosts, let addresses = hosts[HostName.normalized(host)] {
-            return .done(.success(Resolution(addresses: addresses, source: .hosts)))
+        let name = HostName.normalized(host)
+        if usesHosts, let addresses = hosts[name] {
+            return .success(Resolution(addresses: addresses, source: .hosts))
         }
-        return service.lookup(host, replyTo: mailbox, completion: completion)
+        return service.cached(name, host: host)
+    }
+
+    /// Asks the sources for `host`, which `answerAtOnce` could not answer; `completion` runs on this
+    /// loop's thread later.
+    func query(_ host: String, completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> ResolveHandle {
+        service.query(host, replyTo: mailbox, completion: completion)
     }
 }

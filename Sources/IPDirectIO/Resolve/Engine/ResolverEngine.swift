@@ -337,7 +337,7 @@ final class ResolverEngine {
                        now: CacheInstant) -> Result<Resolution, ResolveFailure> {
         let label = source.cacheLabel
         let secondsLeft = state.withLock { state in
-            var left: [AddressFamily: Int64] = [:]
+            var left = SecondsLeftByFamily()
             for family in AddressFamily.allCases {
                 switch answer[family] {
                 case .addresses(let answered):

@@ -92,29 +92,35 @@ final class ResolverService: Sendable {
         }
     }
 
-    /// Called on a worker thread: a cached answer comes back at once (with a background refresh started
-    /// when it is due); otherwise the query runs on the resolver thread and the answer is posted to
-    /// `replyTo`, the worker's own mailbox.
-    func lookup(_ host: String, replyTo: LoopMailbox,
-                completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> ResolverChain.Lookup {
-        let name = HostName.normalized(host)
+    /// Called on a worker thread with a name `HostName.normalized` returned: a cached answer (with a
+    /// background refresh started when it is due), or nil when the sources must be asked, with `query`.
+    /// Split from `query` so that the common case, a cached name, makes no completion to call back.
+    func cached(_ name: String, host: String) -> Result<Resolution, ResolveFailure>? {
         let now = ResolverService.nowMillis()
+        let key = ResolverCacheKey(normalisedName: name, family: .v4)
         let cached = state.withLock { state in
-            CachedName(v4: state.cache.lookup(name, family: .v4, now: now),
-                       v6: state.cache.lookup(name, family: .v6, now: now), now: now)
+            CachedName(v4: state.cache.lookup(key, now: now), v6: state.cache.lookup(key.inFamily(.v6), now: now), now: now)
         }
         switch cached {
         case .addresses(let resolution, let refresh):
             if refresh { loop.post { engines in engines.current.resolve(name, waiter: nil) } }
-            return .done(.success(resolution))
+            return .success(resolution)
         case .negative(let source, let nameDoesNotExist):
-            return .done(.failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist)))
+            return .failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist))
         case .miss:
-            let pending = PendingLookup(completion: completion)
-            let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
-            loop.post { engines in engines.current.resolve(name, waiter: waiter) }
-            return .pending(pending)
+            return nil
         }
+    }
+
+    /// Called on a worker thread after `cached` found nothing: the query runs on the resolver thread and
+    /// the answer is posted to `replyTo`, the worker's own mailbox.
+    func query(_ host: String, replyTo: LoopMailbox,
+               completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> ResolveHandle {
+        let name = HostName.normalized(host)
+        let pending = PendingLookup(completion: completion)
+        let waiter = ResolveWaiter(mailbox: replyTo, lookup: pending)
+        loop.post { engines in engines.current.resolve(name, waiter: waiter) }
+        return pending
     }
 
     /// Called on a worker thread when its DNS listener receives a loop probe: the probe in flight means the
