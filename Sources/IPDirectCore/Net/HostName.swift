@@ -12,9 +12,8 @@ public enum HostName {
     /// messages and TLS, so a name is the same key everywhere.
     public static func normalized(_ name: String) -> String {
         // Asked on every proxied lookup of a name the request parser has already lower-cased: such a name is
-        // returned as it is, without a copy.
-        let needsChange = name.utf8.last == UInt8(ascii: ".")
-            || name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        // returned as it is, without a copy, and read where its bytes lie.
+        let needsChange = name.utf8.withContiguousStorageIfAvailable(needsNormalizing) ?? needsNormalizing(name.utf8)
         guard needsChange else { return name }
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
@@ -22,6 +21,10 @@ public enum HostName {
             bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func needsNormalizing(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {
+        bytes.last == UInt8(ascii: ".") || bytes.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
     }
 
     /// `host:port`, an IPv6 address in brackets (RFC 3986 §3.2.2), as logs, errors and request lines write it.

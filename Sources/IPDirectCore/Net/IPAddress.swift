@@ -21,7 +21,11 @@ public enum IPAddress: Hashable, Sendable {
     /// Whether `host` could be an IP literal at all (a colon, or only digits and dots): names, the usual
     /// case on every request, are told apart without the generic parser.
     public static func mayBeLiteral(_ host: String) -> Bool {
-        host.utf8.contains(UInt8(ascii: ":")) || host.utf8.allSatisfy(isDigitOrDot)
+        host.utf8.withContiguousStorageIfAvailable(mayBeLiteral(bytes:)) ?? mayBeLiteral(bytes: host.utf8)
+    }
+
+    private static func mayBeLiteral(bytes: some Sequence<UInt8>) -> Bool {
+        bytes.contains(UInt8(ascii: ":")) || bytes.allSatisfy(isDigitOrDot)
     }
 
     /// The bytes an IPv4 literal is made of.
