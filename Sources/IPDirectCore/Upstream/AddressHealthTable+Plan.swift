@@ -28,6 +28,18 @@ struct HostBalanceState: Sendable {
         return until > now
     }
 
+    /// A plan for `only`, the host's one address, was made at `now`. Changed where it lies in the table: reading
+    /// the state out to compare its last order would copy all of it.
+    mutating func plannedOne(_ only: [SocketAddress], mode: BalanceMode, now: Int64) {
+        self.mode = mode
+        lastUsedMicros = now
+        turn &+= 1
+        if lastOrder != only {
+            lastOrder = only
+            keepOnly(only)
+        }
+    }
+
     /// A new answer: what was learned about addresses it no longer names is dropped.
     mutating func keepOnly(_ answer: [SocketAddress]) {
         guard addresses.count > 0, addresses.keys.contains(where: { !answer.contains($0) }) else { return }
@@ -89,13 +101,7 @@ extension AddressHealthTable {
                                             now: Int64) -> AddressPlan {
         touch(only[0], now: now, stamp: true)
         if let index = hosts.index(forKey: host) {
-            hosts.values[index].mode = mode
-            hosts.values[index].lastUsedMicros = now
-            hosts.values[index].turn &+= 1
-            if hosts.values[index].lastOrder != only {
-                hosts.values[index].lastOrder = only
-                hosts.values[index].keepOnly(only)
-            }
+            hosts.values[index].plannedOne(only, mode: mode, now: now)
         } else {
             if hosts.count >= settings.maxHosts {
                 expire(now: now)
