@@ -73,9 +73,10 @@ public enum UpstreamEnd: Sendable, Equatable {
     case error
 }
 
-/// What a client session asks its driver to do. Actions run in order; one that may report an event
-/// back at once (a lookup answered from the cache, a pump that finishes the exchange) comes last in
-/// its list, so no later action runs against a state that has moved on.
+/// What a client session asks its driver to do. An event queues its list on the machine
+/// (`SessionMachine.actions`) and the driver performs it in order; one that may report an event back at
+/// once (`reportsBackAtOnce`: a lookup answered from the cache, a pump that finishes the exchange) comes
+/// last in its list, so no later action runs against a state that has moved on.
 public enum SessionAction: Equatable {
     /// Writes bytes the proxy made (an error answer, "200 Connection Established", a 1xx or 101 head,
     /// the PAC file) to the client.
@@ -158,4 +159,23 @@ public enum SessionAction: Equatable {
     case logExchange
     /// Frees both connections; nothing else runs after it.
     case close
+}
+
+extension SessionAction {
+    /// Whether performing this action may report an event to the machine before it returns (an answer
+    /// from a cache, bytes already buffered, a pump that ends the exchange): such an action is the last of
+    /// its list.
+    public var reportsBackAtOnce: Bool {
+        switch self {
+        case .resolve, .connect, .reusePooled, .forwardRequest, .pumpRequestBody, .readResponseHead,
+             .forwardResponse, .pumpResponseBody, .spliceBody, .readNextRequest, .readSOCKSMessage, .park,
+             .flushClient, .countUnreadClientInput, .startTunnel, .spliceTunnel, .relay, .verifyCredentials,
+             .lookUpListenerAddress:
+            return true
+        case .sendToClient, .pauseReading, .resumeReading, .shutWrite, .discardClientInput, .armResponseTimeout,
+             .armTimer, .cancelTimer, .recordFirstByte, .recordHostFailure, .releaseUpstream, .abandonUpstream,
+             .consumeClientInput, .reportError, .reportTimeout, .logExchange, .close:
+            return false
+        }
+    }
 }

@@ -3,7 +3,7 @@ extension SessionMachine {
     /// A request from a client that is not refused outright goes on once its credentials are accepted.
     /// The request waits in `resolving`, which the credentials' check takes over.
     mutating func admit(head: RequestHead, bytes: UnsafeRawBufferPointer, _ levels: BufferLevels,
-                        now: Int64) -> [SessionAction] {
+                        now: Int64) {
         guard clientPermitted else { return refuseClient(levels, now: now) }
         switch ProxyCredentials.find(in: head, bytes: bytes) {
         case .none:
@@ -11,14 +11,14 @@ extension SessionMachine {
         case .malformed(let reason):
             return respond(with: .authenticationRequired("unusable Proxy-Authorization: \(reason)"), levels, now: now)
         case .basic(let credentials):
-            guard case .resolving(let outbound) = state else { return [] }
+            guard case .resolving(let outbound) = state else { return }
             state = .authenticating(.proxyRequest(outbound))
-            return [.verifyCredentials(user: credentials.user, password: credentials.password)]
+            return actions.append(.verifyCredentials(user: credentials.user, password: credentials.password))
         }
     }
 
     /// A client outside `[access] clients`: refused (403, or the SOCKS refusal) and the connection closed.
-    mutating func refuseClient(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
+    mutating func refuseClient(_ levels: BufferLevels, now: Int64) {
         respond(with: ProxyError(status: 403, kind: .httpRequestDenied,
                                  details: "this client address is not allowed to use the proxy (access.clients)"),
                 levels, now: now, closing: true)
@@ -27,8 +27,8 @@ extension SessionMachine {
     /// The verifier answered: `refusal` is nil when the credentials were accepted, else why not (never
     /// the password).
     public mutating func credentialsChecked(user: String, refusal: String?, _ levels: BufferLevels,
-                                            now: Int64) -> [SessionAction] {
-        guard case .authenticating(let purpose) = state else { return [] }
+                                            now: Int64) {
+        guard case .authenticating(let purpose) = state else { return }
         switch purpose {
         case .proxyRequest(let outbound):
             guard refusal == nil else {
@@ -45,15 +45,16 @@ extension SessionMachine {
                 state = .socks(.credentials)
                 let reply = SOCKS5Credentials.reply(accepted: false)
                 record.bytesToClient += UInt64(reply.count)
-                var actions: [SessionAction] = [.sendToClient(reply)]
-                actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
-                return actions
+                actions.append(.sendToClient(reply))
+                finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
+                return
             }
             request = request.authenticated(as: user)
             state = .socks(.request)
             let reply = SOCKS5Credentials.reply(accepted: true)
             record.bytesToClient += UInt64(reply.count)
-            return [.sendToClient(reply), .readNextRequest]
+            actions.append(.sendToClient(reply))
+            actions.append(.readNextRequest)
         }
     }
 }

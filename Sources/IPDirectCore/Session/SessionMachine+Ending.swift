@@ -9,7 +9,7 @@ extension SessionMachine {
     /// Answers the current request with an error made by the proxy itself. The client connection stays
     /// open only when the request was well framed and fully read.
     mutating func respond(with error: ProxyError, _ levels: BufferLevels, now: Int64,
-                          closing: Bool = false) -> [SessionAction] {
+                          closing: Bool = false) {
         if !state.servesRequest {
             request = .unparsed(at: now)
             record = ExchangeRecord()
@@ -25,11 +25,11 @@ extension SessionMachine {
         record.status = error.status
         record.note = error.details
         record.bytesToClient += UInt64(answer.count)
-        var actions: [SessionAction] = [.reportError(error, target: request.hostPort), .sendToClient(answer)]
+        actions.append(.reportError(error, target: request.hostPort))
+        actions.append(.sendToClient(answer))
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
-        actions += finish(requestBodyComplete: bodyComplete, closeClientAfter: persistence.closes,
-                          releasing: nil, levels, now: now, requestMalformed: malformed)
-        return actions
+        finish(requestBodyComplete: bodyComplete, closeClientAfter: persistence.closes,
+               releasing: nil, levels, now: now, requestMalformed: malformed)
     }
 
     /// The exchange is complete: log it, release the upstream (`releasing` says whether it may be pooled;
@@ -38,18 +38,15 @@ extension SessionMachine {
     /// client sends next and a closing connection lingers.
     mutating func finish(requestBodyComplete: Bool, closeClientAfter: Bool,
                          releasing reusable: Bool?, _ levels: BufferLevels, now: Int64,
-                         requestMalformed: Bool = false) -> [SessionAction] {
-        var actions: [SessionAction] = []
-        // One allocation for the whole list: this runs once per request.
-        actions.reserveCapacity(5)
+                         requestMalformed: Bool = false) {
         actions.append(.logExchange)
         if let reusable { actions.append(.releaseUpstream(reusable: reusable)) }
         // While the daemon drains, a finished exchange ends its keep-alive connection.
         if closeClientAfter || clientHasNoMoreRequests(levels) || draining {
             clientAskedToClose = !requestMalformed && !request.keepAlive && !request.isConnect
                 && request.frontEnd == .http && requestBodyComplete && levels.clientInput == 0
-            actions += beginClosing()
-            return actions
+            beginClosing()
+            return
         }
         state = .readingHead
         if !clientReadClosed { actions.append(.resumeReading(.client)) }
@@ -57,39 +54,40 @@ extension SessionMachine {
         _ = deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now)
         actions.append(.armTimer(millis: min(SessionRules.parkAfterMillis, rules.proxy.clientIdleTimeoutMs)))
         actions.append(.readNextRequest)
-        return actions
     }
 
     /// Stops taking requests and lets the output drain; lingering follows.
-    mutating func beginClosing() -> [SessionAction] {
+    mutating func beginClosing() {
         state = .flushing
-        return [deadline.cancel(), .flushClient]
+        actions.append(deadline.cancel())
+        actions.append(.flushClient)
     }
 
     /// Our FIN goes out once everything before it is written; what the client still sends is dropped
     /// for `lingerMillis` rather than answered with a reset that could destroy the answer in flight.
     /// A client that asked to close and has nothing unread is closed at once, as nginx does: it will
     /// send nothing a reset could answer, and waiting for its FIN costs a shutdown, a read and a timer.
-    private mutating func linger(_ levels: BufferLevels) -> [SessionAction] {
-        guard !clientWriteShut else { return [] }
+    private mutating func linger(_ levels: BufferLevels) {
+        guard !clientWriteShut else { return }
         clientWriteShut = true
         if clientReadClosed || (clientAskedToClose && levels.clientInput == 0) { return close() }
         state = .lingering
-        return [.shutWrite(.client), .discardClientInput, .resumeReading(.client), .armTimer(millis: SessionRules.lingerMillis)]
+        actions.append(.shutWrite(.client))
+        actions.append(.discardClientInput)
+        actions.append(.resumeReading(.client))
+        actions.append(.armTimer(millis: SessionRules.lingerMillis))
     }
 
     /// Frees both connections now, logging the exchange in flight; idempotent.
-    public mutating func close() -> [SessionAction] {
-        if case .closed = state { return [] }
-        var actions: [SessionAction] = []
+    public mutating func close() {
+        if case .closed = state { return }
         if state.servesRequest { actions.append(.logExchange) }
         state = .closed
         actions.append(.close)
-        return actions
     }
 
     /// Closes with `note` on the exchange's log line (when there is an exchange).
-    mutating func close(note: String) -> [SessionAction] {
+    mutating func close(note: String) {
         setNote(note, onlyIfEmpty: false)
         return close()
     }
@@ -104,7 +102,7 @@ extension SessionMachine {
     /// The client's read side ended: `clean` for a FIN, else an error (`reason` says which). A FIN
     /// ends the client's requests, not its interest in the answers: what is queued or still to come is
     /// delivered before the connection closes.
-    public mutating func clientClosed(clean: Bool, reason: String, _ levels: BufferLevels) -> [SessionAction] {
+    public mutating func clientClosed(clean: Bool, reason: String, _ levels: BufferLevels) {
         clientReadClosed = true
         guard clean else {
             setNote("client \(reason) during \(phase)", onlyIfEmpty: true)
@@ -112,26 +110,27 @@ extension SessionMachine {
         }
         switch state {
         case .servingPAC, .authenticating, .resolving, .connecting, .closed:
-            return []
+            return
         case .socks:
-            return [.readNextRequest]
+            return actions.append(.readNextRequest)
         case .forwarding:
-            return [.pumpRequestBody]
+            return actions.append(.pumpRequestBody)
         case .tunneling(let link, var tracker):
             tracker.sourceClosed(.toUpstream)
             state = .tunneling(link, tracker)
-            return [.relay(from: .client)]
+            return actions.append(.relay(from: .client))
         case .readingHead, .parked:
             state = .readingHead
-            return levels.clientInput == 0 ? beginClosing() : [.readNextRequest]
+            if levels.clientInput == 0 { return beginClosing() }
+            actions.append(.readNextRequest)
         case .flushing, .lingering:
-            return levels.clientOutput == 0 ? close() : []
+            if levels.clientOutput == 0 { close() }
         }
     }
 
     /// The upstream's read side ended.
     public mutating func upstreamClosed(_ end: UpstreamEnd, reason: String, _ levels: BufferLevels,
-                                        now: Int64) -> [SessionAction] {
+                                        now: Int64) {
         switch state {
         case .tunneling(var link, var tracker):
             link.readClosed = true
@@ -141,14 +140,13 @@ extension SessionMachine {
             }
             tracker.sourceClosed(.toClient)
             state = .tunneling(link, tracker)
-            return [.relay(from: .upstream)]
+            return actions.append(.relay(from: .upstream))
         case .forwarding(var forwarding):
             forwarding.upstream.readClosed = true
             state = .forwarding(forwarding)
             let address = forwarding.upstream.address
             switch forwarding.response {
             case .awaitingHead(_, let bytesSeen):
-                var actions: [SessionAction] = []
                 if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
                     actions.append(.recordHostFailure(reason: "\(reason) before any response byte", host: request.hostKey))
                 }
@@ -157,100 +155,102 @@ extension SessionMachine {
                 // (`retry` is there only for a reused connection and a request without a body, tried once.)
                 if end != .timeout, !bytesSeen, let retry = forwarding.retry {
                     actions.append(.abandonUpstream)
-                    actions += beginResolving(retry, now: now)
-                    return actions
+                    beginResolving(retry, now: now)
+                    return
                 }
                 let error = end == .timeout
                     ? ProxyError(status: 504, kind: .httpResponseTimeout,
                                  details: "no response from \(address) within \(rules.proxy.responseTimeoutMs / 1000) s")
                     : ProxyError(status: 502, kind: .connectionTerminated,
                                  details: "\(address) \(reason) before sending a complete response head")
-                actions += respond(with: error, levels, now: now)
-                return actions
+                respond(with: error, levels, now: now)
+                return
             case .streamingBody(.untilClose, _, _) where end == .eof:
-                return [.pumpResponseBody]
+                return actions.append(.pumpResponseBody)
             case .streamingBody:
                 return close(note: "upstream \(address) \(reason) mid-response")
             }
         case .readingHead, .parked, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing, .lingering, .closed:
-            return []
+            return
         }
     }
 
     /// A side's output fell to its low-water mark (or emptied): reading that was paused for it resumes.
-    public mutating func outputDrained(_ side: SessionSide, _ levels: BufferLevels) -> [SessionAction] {
+    public mutating func outputDrained(_ side: SessionSide, _ levels: BufferLevels) {
         switch (state, side) {
         case (.readingHead, .client):
-            return clientReadClosed ? [.readNextRequest] : [.resumeReading(.client), .readNextRequest]
+            if !clientReadClosed { actions.append(.resumeReading(.client)) }
+            actions.append(.readNextRequest)
         case (.forwarding(let forwarding), .client):
             // A spliced body reads the upstream itself and never queues in the client's output.
-            if forwarding.splicingResponseBody { return [] }
-            var actions: [SessionAction] = forwarding.upstream.readClosed ? [] : [.resumeReading(.upstream)]
+            if forwarding.splicingResponseBody { return }
+            if !forwarding.upstream.readClosed { actions.append(.resumeReading(.upstream)) }
             if case .streamingBody = forwarding.response {
                 actions.append(.pumpResponseBody)
             } else {
                 actions.append(.readResponseHead)
             }
-            return actions
+            return
         case (.forwarding(let forwarding), .upstream):
-            if forwarding.splicingRequestBody { return [] }
-            return clientReadClosed ? [.pumpRequestBody] : [.resumeReading(.client), .pumpRequestBody]
+            if forwarding.splicingRequestBody { return }
+            if !clientReadClosed { actions.append(.resumeReading(.client)) }
+            actions.append(.pumpRequestBody)
         case (.tunneling(let link, _), _):
             let partnerClosed = side == .client ? link.readClosed : clientReadClosed
-            var actions: [SessionAction] = partnerClosed ? [] : [.resumeReading(side == .client ? .upstream : .client)]
-            actions += settleHalfClose(levels)
-            return actions
+            if !partnerClosed { actions.append(.resumeReading(side == .client ? .upstream : .client)) }
+            settleHalfClose(levels)
+            return
         case (.flushing, .client):
             // Whether to linger depends on what the kernel still holds unread, counted only now.
-            return levels.clientOutput == 0 ? [.countUnreadClientInput] : []
+            if levels.clientOutput == 0 { actions.append(.countUnreadClientInput) }
         default:
-            return []
+            return
         }
     }
 
     /// The closing client's answer is out and `unread` bytes it sent wait in the kernel: the connection
     /// closes without lingering only when the client left nothing unread anywhere (a reset for unread
     /// bytes could destroy the answer in flight).
-    public mutating func unreadClientInputCounted(_ unread: Int, _ levels: BufferLevels) -> [SessionAction] {
-        guard case .flushing = state, levels.clientOutput == 0 else { return [] }
+    public mutating func unreadClientInputCounted(_ unread: Int, _ levels: BufferLevels) {
+        guard case .flushing = state, levels.clientOutput == 0 else { return }
         var levels = levels
         levels.clientInput += unread
         return linger(levels)
     }
 
     /// The session's timer fired.
-    public mutating func deadlinePassed(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
+    public mutating func deadlinePassed(_ levels: BufferLevels, now: Int64) {
         switch state {
         case .flushing, .lingering: return close()
-        case .closed: return []
+        case .closed: return
         default: break
         }
         switch deadline.check(now: now) {
         case .unarmed:
-            return []
+            return
         case .pending(let millis):
             guard mayPark(levels) else {
                 // When only an answer still being written is in the way, try again once it may be out rather
                 // than holding the buffers for the whole idle window.
-                return [.armTimer(millis: waitsForNextRequest(levels) ? min(SessionRules.parkAfterMillis, millis) : millis)]
+                return actions.append(.armTimer(millis: waitsForNextRequest(levels) ? min(SessionRules.parkAfterMillis, millis) : millis))
             }
             state = .parked
-            return [.park(idleMillis: millis)]
+            return actions.append(.park(idleMillis: millis))
         case .expired(let reason):
             if state.isReadingHead && levels.clientOutput > 0 {
                 // Still delivering the last response: not idle. A client that stopped reading meets the
                 // write timeout instead.
-                return [deadline.restart(now: now)]
+                return actions.append(deadline.restart(now: now))
             }
-            var actions: [SessionAction] = [.reportTimeout(reason)]
+            actions.append(.reportTimeout(reason))
             if state.isReadingHead && levels.clientInput > 0 {
-                actions += respond(with: ProxyError(status: 408, kind: .httpRequestError,
-                                                    details: "request head not received within \(rules.proxy.headerTimeoutMs / 1000) s"),
-                                   levels, now: now)
-                return actions
+                respond(with: ProxyError(status: 408, kind: .httpRequestError,
+                                         details: "request head not received within \(rules.proxy.headerTimeoutMs / 1000) s"),
+                        levels, now: now)
+                return
             }
-            actions += close(note: reason.rawValue)
-            return actions
+            close(note: reason.rawValue)
+            return
         }
     }
 
@@ -260,8 +260,8 @@ extension SessionMachine {
     }
 
     /// The daemon is stopping: an idle connection closes now; one in flight once its exchange is done.
-    public mutating func drainRequested(_ levels: BufferLevels) -> [SessionAction] {
+    public mutating func drainRequested(_ levels: BufferLevels) {
         draining = true
-        return isIdleBetweenRequests(levels) ? close() : []
+        if isIdleBetweenRequests(levels) { close() }
     }
 }

@@ -1,17 +1,16 @@
 /// Response heads and bodies coming back from the upstream.
 extension SessionMachine {
     /// Response bytes arrived that do not yet make a whole head.
-    public mutating func responseHeadIncomplete() -> [SessionAction] {
+    public mutating func responseHeadIncomplete() {
         guard case .forwarding(var forwarding) = state,
-              case .awaitingHead(let interim, false) = forwarding.response else { return [] }
+              case .awaitingHead(let interim, false) = forwarding.response else { return }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         state = .forwarding(forwarding)
-        return []
     }
 
     /// The upstream sent something that is not a response head.
-    public mutating func responseHeadInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .forwarding(let forwarding) = state, case .awaitingHead = forwarding.response else { return [] }
+    public mutating func responseHeadInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) {
+        guard case .forwarding(let forwarding) = state, case .awaitingHead = forwarding.response else { return }
         return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
                                         details: "invalid response from \(forwarding.upstream.address): \(failure.reason)"),
                        levels, now: now)
@@ -20,16 +19,15 @@ extension SessionMachine {
     /// A complete response head, parsed from `bytes` (which the driver drops from the upstream's input
     /// once this returns): an interim one passes on, a final one starts the body, a 101 a tunnel.
     public mutating func responseHeadReceived(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer,
-                                              _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard var forwarding = state.takeForwarding() else { return [] }
+                                              _ levels: BufferLevels, now: Int64) {
+        guard var forwarding = state.takeForwarding() else { return }
         guard case .awaitingHead(let interim, _) = forwarding.response else {
             state = .forwarding(forwarding)
-            return []
+            return
         }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         // A response byte has come: the request is no longer retried.
         forwarding.headForRetry = nil
-        var actions: [SessionAction] = []
         if forwarding.firstByteWanted, let sent = record.requestSentMicros {
             forwarding.firstByteWanted = false
             actions.append(.recordFirstByte(micros: now - sent, host: request.hostKey))
@@ -38,10 +36,10 @@ extension SessionMachine {
         if head.status == 101 {
             guard request.upgradeRequested else {
                 state = .forwarding(forwarding)
-                actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
-                                                    details: "\(address) switched protocols without an Upgrade request"),
-                                   levels, now: now)
-                return actions
+                respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                         details: "\(address) switched protocols without an Upgrade request"),
+                        levels, now: now)
+                return
             }
             let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName,
                                                         keepUpgrade: true, persistence: .persistent)
@@ -49,18 +47,18 @@ extension SessionMachine {
             record.firstByteMicros = now - request.startMicros
             record.bytesToClient += UInt64(rewritten.count)
             actions.append(.sendToClient(rewritten))
-            actions += beginTunnel(forwarding.upstream, now: now)
-            return actions
+            beginTunnel(forwarding.upstream, now: now)
+            return
         }
         if head.status < 200 {
             let count = interim + 1
             forwarding.response = .awaitingHead(interim: count, bytesSeen: true)
             state = .forwarding(forwarding)
             guard count <= SessionRules.maxInterimResponses else {
-                actions += respond(with: ProxyError(status: 502, kind: .httpProtocolError,
-                                                    details: "\(address) sent more than \(SessionRules.maxInterimResponses) interim responses"),
-                                   levels, now: now)
-                return actions
+                respond(with: ProxyError(status: 502, kind: .httpProtocolError,
+                                         details: "\(address) sent more than \(SessionRules.maxInterimResponses) interim responses"),
+                        levels, now: now)
+                return
             }
             // Interim responses (100 Continue, 103 Early Hints) pass on and the final one follows; HTTP/1.0
             // has none, so its clients are not sent any (RFC 9110 §15.2).
@@ -71,7 +69,7 @@ extension SessionMachine {
                 state = .forwarding(forwarding)
                 actions.append(.sendToClient(rewritten))
             }
-            return actions
+            return
         }
         let persistence = ResponsePersistence(
             clientVersion: request.clientVersion, clientKeepAlive: request.keepAlive, framing: head.framing,
@@ -85,16 +83,15 @@ extension SessionMachine {
                                              upstreamKeepAlive: head.keepAlive && head.framing != .untilClose)
         state = .forwarding(forwarding)
         actions.append(.forwardResponse(head: rewritten))
-        return actions
     }
 
     /// The driver moved response body bytes to the client; `progress` is where the body stands now.
     public mutating func responseBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
-                                            _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard var forwarding = state.takeForwarding() else { return [] }
+                                            _ levels: BufferLevels, now: Int64) {
+        guard var forwarding = state.takeForwarding() else { return }
         guard case .streamingBody(_, let closeClientAfter, let upstreamKeepAlive) = forwarding.response else {
             state = .forwarding(forwarding)
-            return []
+            return
         }
         record.bytesToClient += moved
         var progress = progress
@@ -114,18 +111,17 @@ extension SessionMachine {
             return finish(requestBodyComplete: requestBodyComplete, closeClientAfter: closeClientAfter,
                           releasing: reusable, levels, now: now)
         }
-        if forwarding.splicingResponseBody { return [] }
+        if forwarding.splicingResponseBody { return }
         if let splice = bodySplice(from: .upstream, progress, forwarding.upstream, levels) {
             forwarding.splicingResponseBody = true
             state = .forwarding(forwarding)
-            return [splice]
+            return actions.append(splice)
         }
-        if levels.clientOutput >= SessionRules.outputHighWater { return [.pauseReading(.upstream)] }
-        return []
+        if levels.clientOutput >= SessionRules.outputHighWater { return actions.append(.pauseReading(.upstream)) }
     }
 
     /// Broken chunked framing: answered while no response has started, else the connection is cut.
-    mutating func failInvalidBody(_ failure: HTTPParseError, fromClient: Bool, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+    mutating func failInvalidBody(_ failure: HTTPParseError, fromClient: Bool, _ levels: BufferLevels, now: Int64) {
         if case .forwarding(let forwarding) = state, case .streamingBody = forwarding.response {
             return close(note: "invalid \(fromClient ? "request" : "response") body framing: \(failure.reason)")
         }

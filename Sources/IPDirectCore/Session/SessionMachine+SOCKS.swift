@@ -15,19 +15,18 @@ extension SessionMachine {
     }
 
     /// The connection's first byte is a SOCKS version (5 or 4).
-    public mutating func socksStarted(version: UInt8, now: Int64) -> [SessionAction] {
-        guard mayStartSOCKS, Self.isSOCKSVersion(version) else { return [] }
+    public mutating func socksStarted(version: UInt8, now: Int64) {
+        guard mayStartSOCKS, Self.isSOCKSVersion(version) else { return }
         protocolChosen = true
         let isSOCKS5 = version == SOCKS5Greeting.version
         record = ExchangeRecord()
         request = .socks(isSOCKS5 ? .socks5 : .socks4, at: now)
         state = .socks(isSOCKS5 ? .greeting : .socks4Request)
-        return []
     }
 
     /// SOCKS bytes are buffered from the client (the driver passes at most `maxSOCKSMessageBytes`).
-    public mutating func socksReceived(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .socks(let phase) = state else { return [] }
+    public mutating func socksReceived(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels, now: Int64) {
+        guard case .socks(let phase) = state else { return }
         switch phase {
         case .greeting:
             switch SOCKS5Greeting.parse(bytes) {
@@ -45,8 +44,8 @@ extension SessionMachine {
                 record.bytesFromClient += UInt64(length)
                 guard clientPermitted else { return refuseLoginOutsideClients(consumed: length, levels, now: now) }
                 state = .authenticating(.socks5)
-                return [.consumeClientInput(length),
-                        .verifyCredentials(user: credentials.username, password: credentials.password)]
+                actions.append(.consumeClientInput(length))
+                actions.append(.verifyCredentials(user: credentials.username, password: credentials.password))
             }
         case .request:
             if SOCKS5Request.unsupportedAddressType(bytes) {
@@ -57,39 +56,38 @@ extension SessionMachine {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks5 request: \(reason)")
             case .complete(let message, let length):
-                var actions: [SessionAction] = [.consumeClientInput(length)]
-                actions += connect(command: message.command, address: message.address, port: message.port,
-                                   consumed: length, levels, now: now)
-                return actions
+                actions.append(.consumeClientInput(length))
+                connect(command: message.command, address: message.address, port: message.port,
+                        consumed: length, levels, now: now)
+                return
             }
         case .socks4Request:
             switch SOCKS4Request.parse(bytes) {
             case .incomplete: return waitForMore(bytes, levels)
             case .invalid(let reason): return close(note: "socks4 request: \(reason)")
             case .complete(let message, let length):
-                var actions: [SessionAction] = [.consumeClientInput(length)]
+                actions.append(.consumeClientInput(length))
                 guard !requiresAuthentication else {
                     record.bytesFromClient += UInt64(length)
-                    actions += refuseSOCKS(code: .notAllowedByRuleset,
-                                           note: "SOCKS4 carries no password and access.auth_file asks for one", levels, now: now)
-                    return actions
+                    refuseSOCKS(code: .notAllowedByRuleset,
+                                note: "SOCKS4 carries no password and access.auth_file asks for one", levels, now: now)
+                    return
                 }
-                actions += connect(command: message.command, address: message.address, port: message.port,
-                                   consumed: length, levels, now: now)
-                return actions
+                connect(command: message.command, address: message.address, port: message.port,
+                        consumed: length, levels, now: now)
+                return
             }
         }
     }
 
     /// An incomplete message: wait, unless the client has closed or it cannot fit any message.
-    private mutating func waitForMore(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels) -> [SessionAction] {
+    private mutating func waitForMore(_ bytes: UnsafeRawBufferPointer, _ levels: BufferLevels) {
         if clientReadClosed && levels.clientInput <= bytes.count { return close(note: "client closed during the SOCKS negotiation") }
-        return []
     }
 
     /// RFC 1928 §3: the server picks one of the offered methods, or 0xFF and closes.
     private mutating func chooseMethod(for greeting: SOCKS5Greeting, consumed: Int,
-                                       _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+                                       _ levels: BufferLevels, now: Int64) {
         let method: SOCKS5Method?
         if !clientPermitted {
             // Its request is refused with 0x02 whatever it sends, so no password of it is ever checked:
@@ -101,7 +99,7 @@ extension SessionMachine {
         } else {
             method = greeting.offersNoAuthentication ? .noAuthentication : nil
         }
-        var actions: [SessionAction] = [.consumeClientInput(consumed)]
+        actions.append(.consumeClientInput(consumed))
         guard let method else {
             record.status = 407
             record.note = requiresAuthentication ? "socks5 client offered no username/password method"
@@ -109,36 +107,35 @@ extension SessionMachine {
             let reply = SOCKS5Greeting.reply(method: .noAcceptable)
             record.bytesToClient += UInt64(reply.count)
             actions.append(.sendToClient(reply))
-            actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
-            return actions
+            finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
+            return
         }
         state = .socks(method == .usernamePassword ? .credentials : .request)
         let reply = SOCKS5Greeting.reply(method: method)
         record.bytesToClient += UInt64(reply.count)
         actions.append(.sendToClient(reply))
         actions.append(.readNextRequest)
-        return actions
     }
 
     /// A client outside `[access] clients` that could only offer a login: refused unchecked, as RFC 1929
     /// §2 allows only success or failure here.
     private mutating func refuseLoginOutsideClients(consumed: Int, _ levels: BufferLevels,
-                                                    now: Int64) -> [SessionAction] {
+                                                    now: Int64) {
         let error = ProxyError(status: 403, kind: .httpRequestDenied,
                                details: "this client address is not allowed to use the proxy (access.clients)")
         let reply = SOCKS5Credentials.reply(accepted: false)
         record.status = error.status
         record.note = error.details
         record.bytesToClient += UInt64(reply.count)
-        var actions: [SessionAction] = [.consumeClientInput(consumed), .reportError(error, target: request.hostPort),
-                                        .sendToClient(reply)]
-        actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
-        return actions
+        actions.append(.consumeClientInput(consumed))
+        actions.append(.reportError(error, target: request.hostPort))
+        actions.append(.sendToClient(reply))
+        finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
     }
 
     /// A SOCKS CONNECT, checked like an HTTP CONNECT, then resolved.
     private mutating func connect(command: SOCKSCommand, address: SOCKSAddress, port: UInt16,
-                                  consumed: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+                                  consumed: Int, _ levels: BufferLevels, now: Int64) {
         record.bytesFromClient += UInt64(consumed)
         request = request.going(to: address.description, port: port)
         guard command == .connect else {
@@ -165,29 +162,27 @@ extension SessionMachine {
     }
 
     /// Answers a SOCKS request with its failure and closes; the error is logged like an HTTP error.
-    mutating func refuseSOCKS(_ error: ProxyError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        var actions: [SessionAction] = [.reportError(error, target: request.hostPort)]
+    mutating func refuseSOCKS(_ error: ProxyError, _ levels: BufferLevels, now: Int64) {
+        actions.append(.reportError(error, target: request.hostPort))
         record.status = error.status
         record.note = error.details
-        actions += socksFailure(code: Self.socksReplyCode(for: error), levels, now: now)
-        return actions
+        socksFailure(code: Self.socksReplyCode(for: error), levels, now: now)
     }
 
     private mutating func refuseSOCKS(code: SOCKS5ReplyCode, note: String,
-                                      _ levels: BufferLevels, now: Int64) -> [SessionAction] {
+                                      _ levels: BufferLevels, now: Int64) {
         record.status = 400
         record.note = note
         return socksFailure(code: code, levels, now: now)
     }
 
     private mutating func socksFailure(code: SOCKS5ReplyCode, _ levels: BufferLevels,
-                                       now: Int64) -> [SessionAction] {
+                                       now: Int64) {
         let reply = request.frontEnd == .socks5 ? SOCKS5Reply.bytes(code) : SOCKS4Request.reply(granted: false)
         record.bytesToClient += UInt64(reply.count)
-        var actions: [SessionAction] = [.sendToClient(reply)]
+        actions.append(.sendToClient(reply))
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
-        actions += finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
-        return actions
+        finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
     }
 
     /// The success reply that opens a SOCKS tunnel.

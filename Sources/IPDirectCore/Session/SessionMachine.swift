@@ -28,6 +28,10 @@ public struct SessionMachine {
     /// The figures of the exchange in flight for its log line (between requests, the last one's); events
     /// that add a byte count or a duration change it in place.
     public internal(set) var record = ExchangeRecord()
+    /// What the events asked for and the driver has not yet performed, in order: each event appends its
+    /// actions here instead of returning a list, and the driver drops them once performed, so the capacity
+    /// stays and a request allocates no list of actions.
+    public internal(set) var actions: [SessionAction] = []
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -35,9 +39,19 @@ public struct SessionMachine {
         self.clientPermitted = clientPermitted
         self.requiresAuthentication = requiresAuthentication
         self.draining = draining
+        actions.reserveCapacity(SessionMachine.actionCapacity)
     }
 
+    /// Room for the longest list one event asks for (an error answer after a request head: up to nine
+    /// actions), and for an event reported while the driver performs an earlier one's.
+    static let actionCapacity = 16
+
     public var phase: SessionPhase { state.phase }
+
+    /// Forgets the queued actions from index `first` on, once the driver has performed them.
+    public mutating func dropActions(from first: Int) {
+        actions.removeLast(actions.count - first)
+    }
 
     /// The method of the request being answered, for response framing (a HEAD response has no body).
     public var requestMethod: HTTPMethod {
@@ -75,19 +89,19 @@ public struct SessionMachine {
     // MARK: - Request heads
 
     /// The connection was accepted: the head deadline runs from now.
-    public mutating func started(now: Int64) -> [SessionAction] {
-        [deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now)]
+    public mutating func started(now: Int64) {
+        actions.append(deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now))
     }
 
     /// Bytes of a request arrived: after an idle keep-alive wait, the head deadline starts now.
-    public mutating func requestBegan(now: Int64) -> [SessionAction] {
-        guard state.isReadingHead, deadline.reason == .clientIdle else { return [] }
-        return [deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now)]
+    public mutating func requestBegan(now: Int64) {
+        guard state.isReadingHead, deadline.reason == .clientIdle else { return }
+        actions.append(deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now))
     }
 
     /// What is buffered holds no complete head. A client that has closed will send no more of it.
-    public mutating func headIncomplete(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard state.isReadingHead, clientReadClosed else { return [] }
+    public mutating func headIncomplete(_ levels: BufferLevels, now: Int64) {
+        guard state.isReadingHead, clientReadClosed else { return }
         return levels.clientInput == 0 ? beginClosing() : close()
     }
 
@@ -133,19 +147,20 @@ public struct SessionMachine {
     /// The parked client's socket is readable (bytes, or a FIN the driver reports as `clientClosed`): its
     /// buffers are back and the next head is read. The timer, which was the socket's watch, runs on for
     /// the rest of the idle window, in case no byte came after all.
-    public mutating func clientReadable(now: Int64) -> [SessionAction] {
-        guard state.isParked else { return [] }
+    public mutating func clientReadable(now: Int64) {
+        guard state.isParked else { return }
         state = .readingHead
         switch deadline.check(now: now) {
-        case .pending(let millis): return [.armTimer(millis: millis), .readNextRequest]
-        case .expired: return [.armTimer(millis: 1), .readNextRequest]
-        case .unarmed: return [.readNextRequest]
+        case .pending(let millis): actions.append(.armTimer(millis: millis))
+        case .expired: actions.append(.armTimer(millis: 1))
+        case .unarmed: break
         }
+        actions.append(.readNextRequest)
     }
 
     /// The buffered head cannot be parsed: 400, 414 or 431, then the connection closes.
-    public mutating func headInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard state.isReadingHead else { return [] }
+    public mutating func headInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) {
+        guard state.isReadingHead else { return }
         return respond(with: .badRequest(failure), levels, now: now)
     }
 
@@ -154,8 +169,8 @@ public struct SessionMachine {
     /// that came with the head, so the request never causes an upstream connection.
     public mutating func headReceived(_ head: RequestHead, in bytes: UnsafeRawBufferPointer,
                                       bufferedBodyFailure: HTTPParseError?, _ levels: BufferLevels,
-                                      now: Int64) -> [SessionAction] {
-        guard state.isReadingHead else { return [] }
+                                      now: Int64) {
+        guard state.isReadingHead else { return }
         protocolChosen = true
         let method = String(decoding: bytes[head.methodBytes], as: UTF8.self)
         let body = BodyProgress(head.framing)
@@ -166,7 +181,7 @@ public struct SessionMachine {
                          clientVersion: head.version, hasBody: !connect && !body.isComplete, startMicros: now)
         }
         record = ExchangeRecord(bytesFromClient: UInt64(head.headLength))
-        var actions: [SessionAction] = [deadline.cancel()]
+        actions.append(deadline.cancel())
         switch head.target {
         case .authority(let host, let port):
             request = asked(host: host, port: port, connect: true)
@@ -181,38 +196,30 @@ public struct SessionMachine {
                 viaName: rules.proxy.viaName, keepUpgrade: head.upgradeRequested, close: false)
             state = .resolving(OutboundRequest(head: upstreamHead, body: body))
             if let failure = bufferedBodyFailure {
-                actions += respond(with: .badRequest(failure), levels, now: now)
-                return actions
+                return respond(with: .badRequest(failure), levels, now: now)
             }
         case .origin(let target) where SessionMachine.asksForPAC(head.method, UnsafeRawBufferPointer(rebasing: bytes[target])):
             request = asked()
             state = .servingPAC(headOnly: head.method == .head)
-            guard clientPermitted else {
-                actions += refuseClient(levels, now: now)
-                return actions
-            }
-            actions.append(.lookUpListenerAddress)
-            return actions
+            guard clientPermitted else { return refuseClient(levels, now: now) }
+            return actions.append(.lookUpListenerAddress)
         case .origin, .asterisk:
             request = asked()
             state = .resolving(OutboundRequest(head: [], body: body))
-            actions += respond(with: ProxyError(status: 400, kind: .httpRequestError,
-                                                details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
-                               levels, now: now)
-            return actions
+            return respond(with: ProxyError(status: 400, kind: .httpRequestError,
+                                            details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
+                           levels, now: now)
         }
         if !clientPermitted || requiresAuthentication {
-            actions += admit(head: head, bytes: bytes, levels, now: now)
-            return actions
+            return admit(head: head, bytes: bytes, levels, now: now)
         }
         if let refused = tunnelPortRefusal() {
-            actions += respond(with: refused, levels, now: now)
-            return actions
+            return respond(with: refused, levels, now: now)
         }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
         // a changed answer or ranking moves keep-alive traffic too.
         record.resolveStartMicros = now
-        return [actions[0], .resolve(host: request.host)]
+        actions.append(.resolve(host: request.host))
     }
 
     /// GET or HEAD of `/proxy.pac`, with or without a query.
@@ -224,8 +231,8 @@ public struct SessionMachine {
 
     /// The address the client reached, to name in the PAC file (a listener on 0.0.0.0 is named by the
     /// address the client used); nil when the socket cannot tell.
-    public mutating func listenerAddressKnown(_ address: SocketAddress?, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .servingPAC(let headOnly) = state else { return [] }
+    public mutating func listenerAddressKnown(_ address: SocketAddress?, _ levels: BufferLevels, now: Int64) {
+        guard case .servingPAC(let headOnly) = state else { return }
         guard let address else {
             return respond(with: ProxyError(status: 500, kind: .proxyInternalError,
                                             details: "cannot tell which address this connection arrived on"),
@@ -239,10 +246,8 @@ public struct SessionMachine {
             .bytes(persistence: persistence, headOnly: headOnly)
         record.status = 200
         record.bytesToClient += UInt64(answer.count)
-        var actions: [SessionAction] = [.sendToClient(answer)]
-        actions += finish(requestBodyComplete: !request.hasBody, closeClientAfter: persistence.closes,
-                          releasing: nil, levels, now: now)
-        return actions
+        actions.append(.sendToClient(answer))
+        finish(requestBodyComplete: !request.hasBody, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
     }
 
     // MARK: - Resolving and connecting
@@ -255,16 +260,16 @@ public struct SessionMachine {
                           details: "CONNECT to port \(request.port) is not allowed (access.connect_ports)")
     }
 
-    mutating func beginResolving(_ outbound: OutboundRequest, now: Int64) -> [SessionAction] {
+    mutating func beginResolving(_ outbound: OutboundRequest, now: Int64) {
         record.resolveStartMicros = now
         state = .resolving(outbound)
-        return [.resolve(host: request.host)]
+        actions.append(.resolve(host: request.host))
     }
 
     /// The lookup ended.
     public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
-                                  now: Int64) -> [SessionAction] {
-        guard case .resolving = state, var (outbound, _) = state.takeOutbound() else { return [] }
+                                  now: Int64) {
+        guard case .resolving = state, var (outbound, _) = state.takeOutbound() else { return }
         record.resolveMicros = now - record.resolveStartMicros
         record.resolveFinished = true
         switch result {
@@ -273,7 +278,7 @@ public struct SessionMachine {
             // cannot be looked up now (every source down past serve_stale).
             if !request.isConnect && !outbound.retriedOnFreshConnection {
                 state = .connecting(outbound, lookupFailure: failure.proxyError)
-                return [.reusePooled(key: request.poolKey)]
+                return actions.append(.reusePooled(key: request.poolKey))
             }
             state = .resolving(outbound)
             return respond(with: failure.proxyError, levels, now: now)
@@ -291,14 +296,14 @@ public struct SessionMachine {
                     scheme: request.scheme, host: request.host, port: request.port, addresses: addresses,
                     mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection))
                 state = .connecting(outbound, lookupFailure: nil)
-                return [connect]
+                actions.append(connect)
             }
         }
     }
 
     /// Every address failed (the error names each attempt).
-    public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .connecting(let outbound, _) = state else { return [] }
+    public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) {
+        guard case .connecting(let outbound, _) = state else { return }
         record.connectAttempts = attempts
         record.connectMicros = now - record.connectStartMicros
         record.connectFinished = true
@@ -307,15 +312,16 @@ public struct SessionMachine {
     }
 
     /// The lookup had failed and no pooled connection could stand in.
-    public mutating func noPooledConnection(_ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard case .connecting(_, let lookupFailure?) = state else { return [] }
+    public mutating func noPooledConnection(_ levels: BufferLevels, now: Int64) {
+        guard case .connecting(_, let lookupFailure?) = state else { return }
         return respond(with: lookupFailure, levels, now: now)
     }
 
     /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
-    /// Nil when the session no longer waits for one: the driver closes it.
-    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> [SessionAction]? {
-        guard case .connecting = state, let (outbound, lookupFailure) = state.takeOutbound() else { return nil }
+    /// False (and no action) when the session no longer waits for one: the driver closes it.
+    @discardableResult
+    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> Bool {
+        guard case .connecting = state, let (outbound, lookupFailure) = state.takeOutbound() else { return false }
         record.upstreamAddress = link.address
         switch arrival {
         case .pooled(let rank):
@@ -335,11 +341,10 @@ public struct SessionMachine {
                 ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
             record.status = 200
             record.bytesToClient += UInt64(established.count)
-            var actions: [SessionAction] = [.sendToClient(established)]
-            actions += beginTunnel(link, now: now)
-            return actions
+            actions.append(.sendToClient(established))
+            beginTunnel(link, now: now)
+            return true
         }
-        var actions: [SessionAction] = []
         if !outbound.body.isComplete {
             // A slow upload is the client's pace, bounded by its idle timeout, until the body is sent.
             actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
@@ -347,23 +352,23 @@ public struct SessionMachine {
         // The payload's last use moves it into the forwarding state rather than copying it.
         actions.append(.forwardRequest(head: outbound.head))
         state = .forwarding(Forwarding(upstream: link, sending: outbound, requestHasBody: request.hasBody))
-        return actions
+        return true
     }
 
     /// The driver moved request body bytes upstream; `progress` is where the body stands now.
     public mutating func requestBodyPumped(_ progress: BodyProgress, moved: UInt64, failure: HTTPParseError?,
-                                           _ levels: BufferLevels, now: Int64) -> [SessionAction] {
-        guard var forwarding = state.takeForwarding() else { return [] }
+                                           _ levels: BufferLevels, now: Int64) {
+        guard var forwarding = state.takeForwarding() else { return }
         forwarding.requestBody = progress
         record.bytesFromClient += moved
         if progress.isComplete { forwarding.splicingRequestBody = false }
-        var actions: [SessionAction] = []
         if failure == nil, progress.isComplete, !forwarding.responseTimeoutArmed {
             // The response timeout runs only once the whole request is on its way: a slow upload is
             // the client's pace, not a silent server.
             forwarding.responseTimeoutArmed = true
             record.requestSentMicros = now
-            actions = [deadline.cancel(), .armResponseTimeout(millis: rules.proxy.responseTimeoutMs)]
+            actions.append(deadline.cancel())
+            actions.append(.armResponseTimeout(millis: rules.proxy.responseTimeoutMs))
         }
         let splice = failure == nil && !progress.isComplete && !forwarding.splicingRequestBody
             ? bodySplice(from: .client, progress, forwarding.upstream, levels) : nil
@@ -378,12 +383,8 @@ public struct SessionMachine {
                 return close(note: "client closed before sending the whole request body")
             }
         }
-        if let splice {
-            actions.append(splice)
-            return actions
-        }
-        if forwarding.splicingRequestBody { return actions }
+        if let splice { return actions.append(splice) }
+        if forwarding.splicingRequestBody { return }
         if levels.upstreamOutput >= SessionRules.outputHighWater { actions.append(.pauseReading(.client)) }
-        return actions
     }
 }

@@ -11,9 +11,8 @@ extension ClientSession {
             perform(machine.socksReceived(UnsafeRawBufferPointer(start: nil, count: 0), levels, now: MonotonicClock.nowMicros()))
             return false
         }
-        let actions = machine.socksReceived(UnsafeRawBufferPointer(start: start, count: peek), levels,
-                                            now: MonotonicClock.nowMicros())
-        perform(actions)
+        perform(machine.socksReceived(UnsafeRawBufferPointer(start: start, count: peek), levels,
+                                      now: MonotonicClock.nowMicros()))
         // A message that closed the connection freed its buffers: nothing is left to read.
         return !isClosed && evbuffer_get_length(clientInput) < length
     }

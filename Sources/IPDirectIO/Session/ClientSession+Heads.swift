@@ -63,10 +63,10 @@ extension ClientSession {
             guard let headStart = evbuffer_pullup(clientInput, head.headLength) else { return false }
             var after = levels
             after.clientInput -= head.headLength
-            let actions = machine.headReceived(head, in: UnsafeRawBufferPointer(start: headStart, count: head.headLength),
-                                               bufferedBodyFailure: bodyFailure, after, now: now)
+            machine.headReceived(head, in: UnsafeRawBufferPointer(start: headStart, count: head.headLength),
+                                 bufferedBodyFailure: bodyFailure, after, now: now)
             evbuffer_drain(clientInput, head.headLength)
-            perform(actions)
+            performQueuedActions()
         }
         return true
     }
@@ -110,9 +110,9 @@ extension ClientSession {
             case .invalid(let failure):
                 return perform(machine.responseHeadInvalid(failure, levels, now: now))
             case .complete(let head):
-                let actions = machine.responseHeadReceived(head, in: bytes, levels, now: now)
+                machine.responseHeadReceived(head, in: bytes, levels, now: now)
                 evbuffer_drain(input, head.headLength)
-                perform(actions)
+                performQueuedActions()
             }
         }
     }

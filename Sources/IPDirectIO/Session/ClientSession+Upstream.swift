@@ -69,7 +69,7 @@ extension ClientSession {
     /// Takes ownership of an upstream connection and hands it to the machine.
     private func attach(_ connection: UpstreamConnection, _ arrival: UpstreamArrival) {
         let link = UpstreamLink(address: connection.addressText, reused: connection.reused, isTLS: connection.isTLS)
-        guard let actions = machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()) else {
+        guard machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()) else {
             return connection.close()
         }
         upstream = connection
@@ -77,7 +77,7 @@ extension ClientSession {
         configureFlow(of: connection.socket)
         connection.socket.setTimeouts(readMillis: nil, writeMillis: nil)
         connection.socket.resumeReading()
-        perform(actions)
+        performQueuedActions()
     }
 
     /// The exchange is over: return a clean connection to the pool, close any other.

@@ -47,6 +47,9 @@ final class ClientSession {
     /// Bytes of the buffered head already known to hold no line feed: the parser only runs once a new line
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
+    /// Where the actions being performed end in the machine's queue: an event reported while one of them
+    /// runs queues its own after them, and they are performed (and dropped) before the rest of the list.
+    private var performingUpTo = 0
 
     /// A new connection: its machine starts from the worker's current settings.
     convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?) {
@@ -148,11 +151,25 @@ final class ClientSession {
 
     // MARK: - Actions
 
-    func perform(_ actions: [SessionAction]) {
-        for action in actions {
-            guard !isClosed else { return }
+    /// Performs what the event just reported queued: `perform(machine.clientClosed(...))`.
+    func perform(_ event: Void) {
+        performQueuedActions()
+    }
+
+    /// Performs, in order, the actions queued by the latest event, then drops them from the queue (its
+    /// capacity stays for the next event). Nothing runs once the session has closed.
+    func performQueuedActions() {
+        let first = performingUpTo
+        let end = machine.actions.count
+        performingUpTo = end
+        var index = first
+        while index < end, !isClosed {
+            let action = machine.actions[index]
+            index += 1
             perform(action)
         }
+        performingUpTo = first
+        machine.dropActions(from: first)
     }
 
     private func perform(_ action: SessionAction) {

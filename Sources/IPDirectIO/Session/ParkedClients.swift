@@ -17,12 +17,13 @@ final class ParkedClients {
 
         var machine: SessionMachine { SessionMachine(rules: configuration.rules, parked: session) }
 
-        /// Runs an event on the whole machine; what is still parked afterwards is kept reduced again.
-        mutating func withMachine(_ event: (inout SessionMachine) -> [SessionAction]) -> [SessionAction] {
+        /// Runs an event on the whole machine and returns the actions it queued; what is still parked
+        /// afterwards is kept reduced again.
+        mutating func withMachine(_ event: (inout SessionMachine) -> Void) -> [SessionAction] {
             var machine = self.machine
-            let actions = event(&machine)
+            event(&machine)
             if let parked = machine.parked { session = parked }
-            return actions
+            return machine.actions
         }
     }
 

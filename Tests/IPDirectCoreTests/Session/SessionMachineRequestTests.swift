@@ -28,12 +28,12 @@ import Testing
         var script = SessionScript()
         let link = UpstreamLink(address: SessionScript.address, reused: false, isTLS: false)
         _ = script.run([.start, .head(Heads.get())])
-        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == nil)
+        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == false)
         #expect(script.machine.phase == .resolving)
         _ = script.run([.resolved(["203.0.113.7"])])
-        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) != nil)
+        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == true)
         #expect(script.machine.phase == .awaitingResponse)
-        #expect(script.machine.upstreamReady(link, .pooled(rank: nil), now: 0) == nil)
+        #expect(script.machine.upstreamReady(link, .pooled(rank: nil), now: 0) == false)
     }
 
     @Test func aConnectRequestNeverTakesAPooledConnection() {

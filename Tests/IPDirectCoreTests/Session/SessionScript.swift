@@ -111,91 +111,102 @@ struct SessionScript {
         run(events).flatMap { $0 }
     }
 
+    /// Reports the event and returns the actions it queued, taking them off the machine's queue as the driver
+    /// does once it has performed them. Any of them that may report an event back at once must be the last.
     mutating func apply(_ event: Event) -> [SessionAction] {
+        let first = machine.actions.count
+        report(event)
+        let actions = Array(machine.actions[first...])
+        machine.dropActions(from: first)
+        if let early = actions.dropLast().first(where: \.reportsBackAtOnce) {
+            Issue.record("\(early) may report an event back at once but is not the last action of \(actions)")
+        }
+        return actions
+    }
+
+    private mutating func report(_ event: Event) {
         switch event {
-        case .start: return machine.started(now: now)
-        case .head(let text): return receiveHead(text, brokenBody: nil)
-        case .headWithBrokenBody(let text, let failure): return receiveHead(text, brokenBody: failure)
-        case .invalidHead(let failure): return machine.headInvalid(failure, levels, now: now)
-        case .headIncomplete: return machine.headIncomplete(levels, now: now)
-        case .requestBegan: return machine.requestBegan(now: now)
+        case .start: machine.started(now: now)
+        case .head(let text): receiveHead(text, brokenBody: nil)
+        case .headWithBrokenBody(let text, let failure): receiveHead(text, brokenBody: failure)
+        case .invalidHead(let failure): machine.headInvalid(failure, levels, now: now)
+        case .headIncomplete: machine.headIncomplete(levels, now: now)
+        case .requestBegan: machine.requestBegan(now: now)
         case .resolved(let texts, let source):
             let addresses = texts.map { IPAddress($0)! }
-            return machine.resolved(.success(Resolution(addresses: addresses, source: source)), levels, now: now)
+            machine.resolved(.success(Resolution(addresses: addresses, source: source)), levels, now: now)
         case .lookupFailed(let reason):
             let host = machine.state.servesRequest ? machine.request.host : "-"
-            return machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
+            machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
         case .ready(let reused, let tls, let attempts):
             let link = UpstreamLink(address: Self.address, reused: reused, isTLS: tls)
-            return machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now) ?? []
+            machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now)
         case .pooled:
             let link = UpstreamLink(address: Self.address, reused: true, isTLS: false)
-            return machine.upstreamReady(link, .pooled(rank: nil), now: now) ?? []
-        case .connectFailed(let error, let attempts): return machine.connectFailed(error, attempts: attempts, levels, now: now)
-        case .noPooledConnection: return machine.noPooledConnection(levels, now: now)
+            machine.upstreamReady(link, .pooled(rank: nil), now: now)
+        case .connectFailed(let error, let attempts): machine.connectFailed(error, attempts: attempts, levels, now: now)
+        case .noPooledConnection: machine.noPooledConnection(levels, now: now)
         case .requestPumped(let progress, let moved):
-            return machine.requestBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
+            machine.requestBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
         case .requestBroken(let failure):
-            return machine.requestBodyPumped(machine.requestBody, moved: 0, failure: failure, levels, now: now)
-        case .responseHead(let text): return receiveResponseHead(text)
-        case .responseIncomplete: return machine.responseHeadIncomplete()
-        case .responseInvalid(let failure): return machine.responseHeadInvalid(failure, levels, now: now)
+            machine.requestBodyPumped(machine.requestBody, moved: 0, failure: failure, levels, now: now)
+        case .responseHead(let text): receiveResponseHead(text)
+        case .responseIncomplete: machine.responseHeadIncomplete()
+        case .responseInvalid(let failure): machine.responseHeadInvalid(failure, levels, now: now)
         case .responsePumped(let progress, let moved):
-            return machine.responseBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
+            machine.responseBodyPumped(progress, moved: moved, failure: nil, levels, now: now)
         case .responseBroken(let failure):
-            return machine.responseBodyPumped(machine.responseBody ?? .complete, moved: 0, failure: failure, levels, now: now)
-        case .clientFIN: return machine.clientClosed(clean: true, reason: "closed", levels)
-        case .readable: return machine.clientReadable(now: now)
-        case .clientError(let reason): return machine.clientClosed(clean: false, reason: reason, levels)
-        case .upstreamEnded(let end, let reason): return machine.upstreamClosed(end, reason: reason, levels, now: now)
-        case .drained(let side): return machine.outputDrained(side, levels)
-        case .unreadCounted(let unread): return machine.unreadClientInputCounted(unread, levels)
-        case .relayed(let side, let count): return machine.tunnelRelayed(from: side, moved: count, levels, now: now)
-        case .startRelayed: return machine.tunnelStartRelayed(levels)
+            machine.responseBodyPumped(machine.responseBody ?? .complete, moved: 0, failure: failure, levels, now: now)
+        case .clientFIN: machine.clientClosed(clean: true, reason: "closed", levels)
+        case .readable: machine.clientReadable(now: now)
+        case .clientError(let reason): machine.clientClosed(clean: false, reason: reason, levels)
+        case .upstreamEnded(let end, let reason): machine.upstreamClosed(end, reason: reason, levels, now: now)
+        case .drained(let side): machine.outputDrained(side, levels)
+        case .unreadCounted(let unread): machine.unreadClientInputCounted(unread, levels)
+        case .relayed(let side, let count): machine.tunnelRelayed(from: side, moved: count, levels, now: now)
+        case .startRelayed: machine.tunnelStartRelayed(levels)
         case .spliced(let direction, let moved, let closed):
-            return machine.spliceProgressed(direction, moved: moved, sourceClosed: closed, now: now)
-        case .spliceEnded(let failure): return machine.tunnelFinished(failure: failure)
-        case .listenerAddress(let address): return machine.listenerAddressKnown(address, levels, now: now)
-        case .socksVersion(let version): return machine.socksStarted(version: version, now: now)
+            machine.spliceProgressed(direction, moved: moved, sourceClosed: closed, now: now)
+        case .spliceEnded(let failure): machine.tunnelFinished(failure: failure)
+        case .listenerAddress(let address): machine.listenerAddressKnown(address, levels, now: now)
+        case .socksVersion(let version): machine.socksStarted(version: version, now: now)
         case .socksBytes(let bytes):
-            return bytes.withUnsafeBytes { raw in machine.socksReceived(raw, levels, now: now) }
+            bytes.withUnsafeBytes { raw in machine.socksReceived(raw, levels, now: now) }
         case .credentialsChecked(let user, let refusal):
-            return machine.credentialsChecked(user: user, refusal: refusal, levels, now: now)
-        case .timer: return machine.deadlinePassed(levels, now: now)
-        case .drain: return machine.drainRequested(levels)
-        case .close: return machine.close()
+            machine.credentialsChecked(user: user, refusal: refusal, levels, now: now)
+        case .timer: machine.deadlinePassed(levels, now: now)
+        case .drain: machine.drainRequested(levels)
+        case .close: machine.close()
         case .wait(let millis):
             now += Int64(millis) * 1000
-            return []
         case .buffers(let newLevels):
             levels = newLevels
-            return []
         }
     }
 
-    private mutating func receiveHead(_ text: String, brokenBody: HTTPParseError?) -> [SessionAction] {
+    private mutating func receiveHead(_ text: String, brokenBody: HTTPParseError?) {
         let bytes = Array(text.utf8)
         let limits = machine.rules.headLimits
-        return bytes.withUnsafeBytes { raw in
+        bytes.withUnsafeBytes { raw in
             guard case .complete(let head) = RequestHeadParser.parse(raw, limits: limits) else {
                 Issue.record("not a complete request head: \(text.debugDescription)")
-                return []
+                return
             }
-            return machine.headReceived(head, in: UnsafeRawBufferPointer(rebasing: raw[..<head.headLength]),
-                                        bufferedBodyFailure: brokenBody, levels, now: now)
+            machine.headReceived(head, in: UnsafeRawBufferPointer(rebasing: raw[..<head.headLength]),
+                                 bufferedBodyFailure: brokenBody, levels, now: now)
         }
     }
 
-    private mutating func receiveResponseHead(_ text: String) -> [SessionAction] {
+    private mutating func receiveResponseHead(_ text: String) {
         let bytes = Array(text.utf8)
         let limits = machine.rules.headLimits
         let method = machine.requestMethod
-        return bytes.withUnsafeBytes { raw in
+        bytes.withUnsafeBytes { raw in
             guard case .complete(let head) = ResponseHeadParser.parse(raw, requestMethod: method, limits: limits) else {
                 Issue.record("not a complete response head: \(text.debugDescription)")
-                return []
+                return
             }
-            return machine.responseHeadReceived(head, in: raw, levels, now: now)
+            machine.responseHeadReceived(head, in: raw, levels, now: now)
         }
     }
 }
