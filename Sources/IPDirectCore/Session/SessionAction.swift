@@ -77,27 +77,32 @@ public enum UpstreamEnd: Sendable, Equatable {
 /// (`SessionMachine.actions`) and the driver performs it in order; one that may report an event back at
 /// once (`reportsBackAtOnce`: a lookup answered from the cache, a pump that finishes the exchange) comes
 /// last in its list, so no later action runs against a state that has moved on.
+///
+/// An action holds only plain values: what it needs beyond them (bytes, names, the error) the driver reads
+/// from the machine when it performs it (`SessionMachine.payloads`, `request`), as nothing between the event
+/// and that moment changes the machine. A list of actions is then copied and dropped without touching a
+/// reference count.
 public enum SessionAction: Equatable {
-    /// Writes bytes the proxy made (an error answer, "200 Connection Established", a 1xx or 101 head,
-    /// the PAC file) to the client.
-    case sendToClient([UInt8])
-    /// Looks the host up; the answer comes back as `resolved`.
-    case resolve(host: String)
-    /// Checks out a pooled connection (where allowed) or races new ones; reported as `upstreamReady`
-    /// or `connectFailed`.
-    case connect(UpstreamRequest)
-    /// The lookup failed: a healthy pooled connection to the key may still carry the request.
+    /// Writes bytes the proxy made (`payloads.reply`: an error answer, "200 Connection Established", a 1xx
+    /// or 101 head, the PAC file) to the client.
+    case sendToClient
+    /// Looks the request's host up; the answer comes back as `resolved`.
+    case resolve
+    /// Checks out a pooled connection (where allowed) or races new ones for `payloads.upstream`; reported
+    /// as `upstreamReady` or `connectFailed`.
+    case connect
+    /// The lookup failed: a healthy pooled connection to the request's pool key may still carry it.
     /// Reported as `upstreamReady` or `noPooledConnection`.
-    case reusePooled(key: UpstreamPoolKey)
-    /// Sends the upstream request head together with the first body bytes, then pumps the body;
-    /// reported as `requestBodyPumped`.
-    case forwardRequest(head: [UInt8])
+    case reusePooled
+    /// Sends the upstream request head (`payloads.requestHead`) together with the first body bytes, then
+    /// pumps the body; reported as `requestBodyPumped`.
+    case forwardRequest
     case pumpRequestBody
     /// Parses the response heads buffered from the upstream.
     case readResponseHead
-    /// Sends the final response head together with the first body bytes, then pumps the body;
-    /// reported as `responseBodyPumped`.
-    case forwardResponse(head: [UInt8])
+    /// Sends the final response head (`payloads.responseHead`) together with the first body bytes, then
+    /// pumps the body; reported as `responseBodyPumped`.
+    case forwardResponse
     case pumpResponseBody
     /// Moves the rest of a body from that side's socket straight to the other's through a pipe, at most
     /// `limit` bytes (nil: until the sender's FIN), with nothing buffered on either side. Reading that
@@ -134,22 +139,24 @@ public enum SessionAction: Equatable {
     /// The session's one timer; reported as `deadlinePassed`.
     case armTimer(millis: Int)
     case cancelTimer
-    /// Time from the request's last byte to the response's first, for the address ranking of `host`.
-    case recordFirstByte(micros: Int64, host: UpstreamHostKey)
-    /// A failure of the upstream address for `host` only.
-    case recordHostFailure(reason: String, host: UpstreamHostKey)
+    /// Time from the request's last byte to the response's first, for the address ranking of the
+    /// request's host.
+    case recordFirstByte(micros: Int64)
+    /// A failure (`payloads.hostFailure`) of the upstream address for the request's host only.
+    case recordHostFailure
     /// The exchange is over: pool the upstream connection when `reusable`, else close it.
     case releaseUpstream(reusable: Bool)
     /// Cancels a lookup or connect in flight and closes the upstream connection, never pooled.
     case abandonUpstream
-    /// Checks a user's password against `[access] auth_file`; reported as `credentialsChecked`.
-    case verifyCredentials(user: String, password: String)
+    /// Checks a user's password (`SessionMachine.takeCredentials()`) against `[access] auth_file`; reported
+    /// as `credentialsChecked`.
+    case verifyCredentials
     /// Drops bytes of the client's input that the machine has read (SOCKS messages).
     case consumeClientInput(Int)
     /// Asks which local address the client reached, for the PAC file; reported as `listenerAddressKnown`.
     case lookUpListenerAddress
-    /// A warning line for an error the proxy answers itself.
-    case reportError(ProxyError, target: String)
+    /// A warning line for an error the proxy answers itself (`payloads.error`, for the request's host).
+    case reportError
     /// A debug line for a deadline that ended the connection.
     case reportTimeout(SessionDeadline.Reason)
     /// The access-log line and the metrics of a finished (or abandoned) exchange: the machine's `request`

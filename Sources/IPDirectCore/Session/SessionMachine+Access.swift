@@ -13,7 +13,7 @@ extension SessionMachine {
         case .basic(let credentials):
             guard case .resolving(let outbound) = state else { return }
             state = .authenticating(.proxyRequest(outbound))
-            return actions.append(.verifyCredentials(user: credentials.user, password: credentials.password))
+            return verifyCredentials(user: credentials.user, password: credentials.password)
         }
     }
 
@@ -45,7 +45,7 @@ extension SessionMachine {
                 state = .socks(.credentials)
                 let reply = SOCKS5Credentials.reply(accepted: false)
                 record.bytesToClient += UInt64(reply.count)
-                actions.append(.sendToClient(reply))
+                sendToClient(reply)
                 finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
                 return
             }
@@ -53,7 +53,7 @@ extension SessionMachine {
             state = .socks(.request)
             let reply = SOCKS5Credentials.reply(accepted: true)
             record.bytesToClient += UInt64(reply.count)
-            actions.append(.sendToClient(reply))
+            sendToClient(reply)
             actions.append(.readNextRequest)
         }
     }

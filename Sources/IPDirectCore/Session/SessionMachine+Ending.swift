@@ -25,8 +25,8 @@ extension SessionMachine {
         record.status = error.status
         record.note = error.details
         record.bytesToClient += UInt64(answer.count)
-        actions.append(.reportError(error, target: request.hostPort))
-        actions.append(.sendToClient(answer))
+        reportError(error)
+        sendToClient(answer)
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
         finish(requestBodyComplete: bodyComplete, closeClientAfter: persistence.closes,
                releasing: nil, levels, now: now, requestMalformed: malformed)
@@ -148,7 +148,7 @@ extension SessionMachine {
             switch forwarding.response {
             case .awaitingHead(_, let bytesSeen):
                 if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
-                    actions.append(.recordHostFailure(reason: "\(reason) before any response byte", host: request.hostKey))
+                    recordHostFailure("\(reason) before any response byte")
                 }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused is retried once
                 // on a fresh one when nothing of the request can have been consumed (RFC 9110 §9.2.2).

@@ -30,7 +30,7 @@ extension SessionMachine {
         forwarding.headForRetry = nil
         if forwarding.firstByteWanted, let sent = record.requestSentMicros {
             forwarding.firstByteWanted = false
-            actions.append(.recordFirstByte(micros: now - sent, host: request.hostKey))
+            actions.append(.recordFirstByte(micros: now - sent))
         }
         let address = forwarding.upstream.address
         if head.status == 101 {
@@ -46,7 +46,7 @@ extension SessionMachine {
             record.status = 101
             record.firstByteMicros = now - request.startMicros
             record.bytesToClient += UInt64(rewritten.count)
-            actions.append(.sendToClient(rewritten))
+            sendToClient(rewritten)
             beginTunnel(forwarding.upstream, now: now)
             return
         }
@@ -67,7 +67,7 @@ extension SessionMachine {
                                                             keepUpgrade: false, persistence: .persistent)
                 record.bytesToClient += UInt64(rewritten.count)
                 state = .forwarding(forwarding)
-                actions.append(.sendToClient(rewritten))
+                sendToClient(rewritten)
             }
             return
         }
@@ -82,7 +82,8 @@ extension SessionMachine {
         forwarding.response = .streamingBody(BodyProgress(head.framing), closeClientAfter: persistence.closes,
                                              upstreamKeepAlive: head.keepAlive && head.framing != .untilClose)
         state = .forwarding(forwarding)
-        actions.append(.forwardResponse(head: rewritten))
+        payloads.responseHead = rewritten
+        actions.append(.forwardResponse)
     }
 
     /// The driver moved response body bytes to the client; `progress` is where the body stands now.

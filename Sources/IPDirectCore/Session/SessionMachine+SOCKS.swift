@@ -45,7 +45,7 @@ extension SessionMachine {
                 guard clientPermitted else { return refuseLoginOutsideClients(consumed: length, levels, now: now) }
                 state = .authenticating(.socks5)
                 actions.append(.consumeClientInput(length))
-                actions.append(.verifyCredentials(user: credentials.username, password: credentials.password))
+                verifyCredentials(user: credentials.username, password: credentials.password)
             }
         case .request:
             if SOCKS5Request.unsupportedAddressType(bytes) {
@@ -106,14 +106,14 @@ extension SessionMachine {
                                                    : "socks5 client offered no method without authentication"
             let reply = SOCKS5Greeting.reply(method: .noAcceptable)
             record.bytesToClient += UInt64(reply.count)
-            actions.append(.sendToClient(reply))
+            sendToClient(reply)
             finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
             return
         }
         state = .socks(method == .usernamePassword ? .credentials : .request)
         let reply = SOCKS5Greeting.reply(method: method)
         record.bytesToClient += UInt64(reply.count)
-        actions.append(.sendToClient(reply))
+        sendToClient(reply)
         actions.append(.readNextRequest)
     }
 
@@ -128,8 +128,8 @@ extension SessionMachine {
         record.note = error.details
         record.bytesToClient += UInt64(reply.count)
         actions.append(.consumeClientInput(consumed))
-        actions.append(.reportError(error, target: request.hostPort))
-        actions.append(.sendToClient(reply))
+        reportError(error)
+        sendToClient(reply)
         finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
     }
 
@@ -163,7 +163,7 @@ extension SessionMachine {
 
     /// Answers a SOCKS request with its failure and closes; the error is logged like an HTTP error.
     mutating func refuseSOCKS(_ error: ProxyError, _ levels: BufferLevels, now: Int64) {
-        actions.append(.reportError(error, target: request.hostPort))
+        reportError(error)
         record.status = error.status
         record.note = error.details
         socksFailure(code: Self.socksReplyCode(for: error), levels, now: now)
@@ -180,7 +180,7 @@ extension SessionMachine {
                                        now: Int64) {
         let reply = request.frontEnd == .socks5 ? SOCKS5Reply.bytes(code) : SOCKS4Request.reply(granted: false)
         record.bytesToClient += UInt64(reply.count)
-        actions.append(.sendToClient(reply))
+        sendToClient(reply)
         if state.hasUpstreamWork { actions.append(.abandonUpstream) }
         finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
     }

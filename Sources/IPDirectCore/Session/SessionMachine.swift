@@ -32,6 +32,8 @@ public struct SessionMachine {
     /// actions here instead of returning a list, and the driver drops them once performed, so the capacity
     /// stays and a request allocates no list of actions.
     public internal(set) var actions: [SessionAction] = []
+    /// What the queued actions carry beyond plain values.
+    public internal(set) var payloads = SessionActionPayloads()
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -219,7 +221,7 @@ public struct SessionMachine {
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
         // a changed answer or ranking moves keep-alive traffic too.
         record.resolveStartMicros = now
-        actions.append(.resolve(host: request.host))
+        actions.append(.resolve)
     }
 
     /// GET or HEAD of `/proxy.pac`, with or without a query.
@@ -246,7 +248,7 @@ public struct SessionMachine {
             .bytes(persistence: persistence, headOnly: headOnly)
         record.status = 200
         record.bytesToClient += UInt64(answer.count)
-        actions.append(.sendToClient(answer))
+        sendToClient(answer)
         finish(requestBodyComplete: !request.hasBody, closeClientAfter: persistence.closes, releasing: nil, levels, now: now)
     }
 
@@ -263,7 +265,7 @@ public struct SessionMachine {
     mutating func beginResolving(_ outbound: OutboundRequest, now: Int64) {
         record.resolveStartMicros = now
         state = .resolving(outbound)
-        actions.append(.resolve(host: request.host))
+        actions.append(.resolve)
     }
 
     /// The lookup ended.
@@ -278,7 +280,7 @@ public struct SessionMachine {
             // cannot be looked up now (every source down past serve_stale).
             if !request.isConnect && !outbound.retriedOnFreshConnection {
                 state = .connecting(outbound, lookupFailure: failure.proxyError)
-                return actions.append(.reusePooled(key: request.poolKey))
+                return actions.append(.reusePooled)
             }
             state = .resolving(outbound)
             return respond(with: failure.proxyError, levels, now: now)
@@ -292,11 +294,11 @@ public struct SessionMachine {
             case .success(let addresses):
                 outbound.firstByteWanted = addresses.count > 1
                 record.connectStartMicros = now
-                let connect = SessionAction.connect(UpstreamRequest(
+                payloads.upstream = UpstreamRequest(
                     scheme: request.scheme, host: request.host, port: request.port, addresses: addresses,
-                    mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection))
+                    mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection)
                 state = .connecting(outbound, lookupFailure: nil)
-                actions.append(connect)
+                actions.append(.connect)
             }
         }
     }
@@ -341,7 +343,7 @@ public struct SessionMachine {
                 ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
             record.status = 200
             record.bytesToClient += UInt64(established.count)
-            actions.append(.sendToClient(established))
+            sendToClient(established)
             beginTunnel(link, now: now)
             return true
         }
@@ -349,8 +351,8 @@ public struct SessionMachine {
             // A slow upload is the client's pace, bounded by its idle timeout, until the body is sent.
             actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
         }
-        // The payload's last use moves it into the forwarding state rather than copying it.
-        actions.append(.forwardRequest(head: outbound.head))
+        payloads.requestHead = outbound.head
+        actions.append(.forwardRequest)
         state = .forwarding(Forwarding(upstream: link, sending: outbound, requestHasBody: request.hasBody))
         return true
     }

@@ -174,17 +174,19 @@ final class ClientSession {
 
     private func perform(_ action: SessionAction) {
         switch action {
-        case .sendToClient(let bytes): ByteTransfer.send(bytes, to: client)
-        case .resolve(let host): resolve(host)
-        case .connect(let request): connect(request)
-        case .reusePooled(let key): reusePooled(key: key)
-        case .forwardRequest(let head):
-            pendingUpstreamHead = head
+        case .sendToClient: ByteTransfer.send(machine.payloads.reply, to: client)
+        case .resolve: resolve(machine.request.host)
+        case .connect:
+            guard let request = machine.payloads.upstream else { return }
+            connect(request)
+        case .reusePooled: reusePooled(key: machine.request.poolKey)
+        case .forwardRequest:
+            pendingUpstreamHead = machine.payloads.requestHead
             pumpRequestBody()
         case .pumpRequestBody: pumpRequestBody()
         case .readResponseHead: parseResponseHeads()
-        case .forwardResponse(let head):
-            pendingClientHead = head
+        case .forwardResponse:
+            pendingClientHead = machine.payloads.responseHead
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
         case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
@@ -208,20 +210,23 @@ final class ClientSession {
             var delay = timeval(millis: millis)
             event_add(wakeup, &delay)
         case .cancelTimer: event_del(wakeup)
-        case .recordFirstByte(let micros, let host):
+        case .recordFirstByte(let micros):
             guard let upstream else { return }
-            worker.health.recordFirstByte(upstream.address, for: host, micros: micros)
-        case .recordHostFailure(let reason, let host):
+            worker.health.recordFirstByte(upstream.address, for: machine.request.hostKey, micros: micros)
+        case .recordHostFailure:
             guard let upstream else { return }
-            worker.health.hostFailed(upstream.address, for: host, reason: reason)
+            worker.health.hostFailed(upstream.address, for: machine.request.hostKey, reason: machine.payloads.hostFailure)
         case .releaseUpstream(let reusable): releaseUpstream(reusable: reusable)
         case .abandonUpstream: abandonUpstreamWork()
-        case .verifyCredentials(let user, let password): verifyCredentials(user: user, password: password)
+        case .verifyCredentials:
+            guard let credentials = machine.takeCredentials() else { return }
+            verifyCredentials(user: credentials.user, password: credentials.password)
         case .consumeClientInput(let count): evbuffer_drain(clientInput, count)
         case .lookUpListenerAddress:
             perform(machine.listenerAddressKnown(SocketAddress(localOf: client.fd), levels, now: MonotonicClock.nowMicros()))
-        case .reportError(let error, let target):
-            Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(target)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
+        case .reportError:
+            guard let error = machine.payloads.error else { return }
+            Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(machine.request.hostPort)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
         case .logExchange: logExchange(machine.request, machine.record)

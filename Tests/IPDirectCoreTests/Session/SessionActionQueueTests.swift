@@ -41,12 +41,24 @@ import Testing
         #expect(script.machine.actions.isEmpty)
     }
 
+    @Test func anActionHoldsOnlyPlainValues() {
+        #expect(_isPOD(SessionAction.self))
+    }
+
+    @Test func theCredentialsToVerifyAreForgottenOnceTaken() {
+        var script = SessionScript(requiresAuthentication: true)
+        let actions = script.run([.start, .head(Heads.get(fields: Heads.aliceCredentials))])
+        #expect(actions[1].last == .verifyCredentials(user: "alice", password: "s3cret:word"))
+        #expect(script.machine.takeCredentials()?.user == "alice")
+        #expect(script.machine.takeCredentials() == nil)
+    }
+
     @Test func actionsThatMayReportAnEventBackAtOnceAreKnown() {
         let table: [(SessionAction, Bool)] = [
-            (.readNextRequest, true), (.resolve(host: "a.test"), true), (.flushClient, true),
+            (.readNextRequest, true), (.resolve, true), (.flushClient, true),
             (.pumpResponseBody, true), (.park(idleMillis: 1), true), (.relay(from: .client), true),
             (.armTimer(millis: 1), false), (.logExchange, false), (.releaseUpstream(reusable: true), false),
-            (.sendToClient([]), false), (.close, false),
+            (.sendToClient, false), (.close, false),
         ]
         for (action, reportsBack) in table {
             #expect(action.reportsBackAtOnce == reportsBack, "\(action)")
@@ -63,7 +75,8 @@ import Testing
         ]
         for events in conversations {
             var script = SessionScript()
-            for actions in script.run(events) {
+            _ = script.run(events)
+            for actions in script.queued {
                 let early = actions.dropLast().filter(\.reportsBackAtOnce)
                 #expect(early.isEmpty, "\(actions)")
             }

@@ -126,7 +126,7 @@ import Testing
                                                  .head("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")]
 
     /// The bytes the machine sends its client, in order.
-    static func sent(_ actions: [[SessionAction]]) -> [UInt8] {
+    static func sent(_ actions: [[SessionScript.Action]]) -> [UInt8] {
         actions.flatMap { $0 }.flatMap { action -> [UInt8] in
             if case .sendToClient(let bytes) = action { return bytes }
             return []

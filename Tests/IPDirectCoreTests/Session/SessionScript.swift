@@ -83,8 +83,9 @@ struct SessionScript {
     private(set) var logs: [Logged] = []
 
     /// Runs the events in order; one list of actions per event.
-    mutating func run(_ events: [Event]) -> [[SessionAction]] {
+    mutating func run(_ events: [Event]) -> [[Action]] {
         logs = []
+        queued = []
         return events.enumerated().map { step, event in
             let actions = apply(event)
             if actions.contains(.logExchange) {
@@ -107,21 +108,26 @@ struct SessionScript {
     func loggedRequest(at step: Int) -> ProxyRequest? { logs.first { $0.step == step }?.request }
 
     /// Runs the events and returns every action they caused, in order.
-    mutating func all(_ events: [Event]) -> [SessionAction] {
+    mutating func all(_ events: [Event]) -> [Action] {
         run(events).flatMap { $0 }
     }
 
-    /// Reports the event and returns the actions it queued, taking them off the machine's queue as the driver
-    /// does once it has performed them. Any of them that may report an event back at once must be the last.
-    mutating func apply(_ event: Event) -> [SessionAction] {
+    /// The actions each event of the latest `run` (or `all`) call queued, as the machine holds them.
+    private(set) var queued: [[SessionAction]] = []
+
+    /// Reports the event and returns the actions it queued as the driver would perform them, taking them off
+    /// the machine's queue as the driver does. Any of them that may report an event back at once must be the last.
+    mutating func apply(_ event: Event) -> [Action] {
         let first = machine.actions.count
         report(event)
         let actions = Array(machine.actions[first...])
-        machine.dropActions(from: first)
+        queued.append(actions)
         if let early = actions.dropLast().first(where: \.reportsBackAtOnce) {
             Issue.record("\(early) may report an event back at once but is not the last action of \(actions)")
         }
-        return actions
+        let performed = actions.map { Action($0, of: machine) }
+        machine.dropActions(from: first)
+        return performed
     }
 
     private mutating func report(_ event: Event) {
@@ -212,7 +218,7 @@ struct SessionScript {
 }
 
 /// Reading actions in assertions.
-extension Sequence where Element == SessionAction {
+extension Sequence where Element == SessionScript.Action {
     /// Everything sent to the client, as text.
     var sentText: String {
         var bytes: [UInt8] = []
