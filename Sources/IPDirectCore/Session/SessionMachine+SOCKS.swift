@@ -7,6 +7,7 @@ extension SessionMachine {
     public static let maxSOCKSMessageBytes = 8 + 256 + 256
 
     /// A SOCKS version byte can start a connection only before any HTTP request on it.
+    @inlinable
     public var mayStartSOCKS: Bool { !protocolChosen && state.isReadingHead }
 
     /// A connection whose first byte is one of these speaks SOCKS (RFC 1928, or SOCKS4); anything else is HTTP.

@@ -31,7 +31,7 @@ public struct SessionMachine {
     /// What the events asked for and the driver has not yet performed, in order: each event appends its
     /// actions here instead of returning a list, and the driver drops them once performed, so the capacity
     /// stays and a request allocates no list of actions.
-    public internal(set) var actions: [SessionAction] = []
+    public internal(set) var actions = SessionActionQueue(capacity: SessionMachine.actionCapacity)
     /// What the queued actions carry beyond plain values.
     public internal(set) var payloads = SessionActionPayloads()
 
@@ -41,7 +41,6 @@ public struct SessionMachine {
         self.clientPermitted = clientPermitted
         self.requiresAuthentication = requiresAuthentication
         self.draining = draining
-        actions.reserveCapacity(SessionMachine.actionCapacity)
     }
 
     /// Room for the longest list one event asks for (an error answer after a request head: up to nine
@@ -52,10 +51,11 @@ public struct SessionMachine {
 
     /// Forgets the queued actions from index `first` on, once the driver has performed them.
     public mutating func dropActions(from first: Int) {
-        actions.removeLast(actions.count - first)
+        actions.drop(from: first)
     }
 
     /// The method of the request being answered, for response framing (a HEAD response has no body).
+    @inlinable
     public var requestMethod: HTTPMethod {
         // Asked once per response head: only the one state that has a response is answered.
         if case .forwarding = state { return request.methodKind }
@@ -68,13 +68,16 @@ public struct SessionMachine {
         return !(state.servesRequest && request.hasBody)
     }
 
-    /// The request body still to forward.
+    /// The request body still to forward. Inlinable, as the driver asks it of its session's machine on
+    /// every pump: a call would copy the whole machine out of the session.
+    @inlinable
     public var requestBody: BodyProgress {
         if case .forwarding(let forwarding) = state { return forwarding.requestBody }
         return .complete
     }
 
     /// The response body still to relay; nil until the final response head went to the client.
+    @inlinable
     public var responseBody: BodyProgress? {
         if case .forwarding(let forwarding) = state, case .streamingBody(let body, _, _) = forwarding.response {
             return body

@@ -199,7 +199,7 @@ extension SessionState {
     }
 
     // Asked instead of `==`, which copies both sides, payloads and all, to compare them.
-    var isReadingHead: Bool {
+    @usableFromInline var isReadingHead: Bool {
         if case .readingHead = self { return true }
         return false
     }

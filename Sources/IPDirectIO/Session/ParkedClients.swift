@@ -23,7 +23,7 @@ final class ParkedClients {
             var machine = self.machine
             event(&machine)
             if let parked = machine.parked { session = parked }
-            return machine.actions
+            return Array(machine.actions)
         }
     }
 

@@ -41,6 +41,21 @@ import Testing
         #expect(script.machine.actions.isEmpty)
     }
 
+    @Test func droppedActionsLeaveTheirSlotsToTheNextOnes() {
+        var queue = SessionActionQueue(capacity: 4)
+        queue.append(.cancelTimer)
+        queue.append(.resolve)
+        queue.append(.readNextRequest)
+        queue.drop(from: 1)
+        queue.append(.flushClient)
+        #expect(Array(queue) == [.cancelTimer, .flushClient])
+        let capacity = queue.capacity
+        queue.drop(from: 0)
+        for _ in 0..<capacity { queue.append(.close) }
+        #expect(queue.count == capacity)
+        #expect(queue.capacity == capacity)
+    }
+
     @Test func anActionHoldsOnlyPlainValues() {
         #expect(_isPOD(SessionAction.self))
     }

@@ -1,0 +1,38 @@
+/// The actions events queued and the driver has not yet performed, oldest first. Its slots are kept and
+/// written over: dropping performed actions only lowers the count, so neither queuing nor dropping
+/// allocates, frees or moves anything once the first events have sized the storage.
+public struct SessionActionQueue: RandomAccessCollection {
+    @usableFromInline var slots: [SessionAction] = []
+    public private(set) var count = 0
+
+    init(capacity: Int) {
+        slots.reserveCapacity(capacity)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    @inlinable
+    public subscript(index: Int) -> SessionAction {
+        precondition(index < count, "no action queued at \(index)")
+        return slots[index]
+    }
+
+    /// Slots kept for actions, queued or not.
+    public var capacity: Int { slots.capacity }
+
+    mutating func append(_ action: SessionAction) {
+        if count < slots.count {
+            slots[count] = action
+        } else {
+            slots.append(action)
+        }
+        count += 1
+    }
+
+    /// Forgets the actions from `first` on.
+    mutating func drop(from first: Int) {
+        precondition(first <= count, "dropping actions that were never queued")
+        count = first
+    }
+}
