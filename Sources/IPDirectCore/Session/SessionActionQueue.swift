@@ -21,6 +21,8 @@ public struct SessionActionQueue: RandomAccessCollection {
     /// Slots kept for actions, queued or not.
     public var capacity: Int { slots.capacity }
 
+    // Inlined: every event queues through it, and a call costs as much as the append.
+    @inline(__always)
     mutating func append(_ action: SessionAction) {
         if count < slots.count {
             slots[count] = action
