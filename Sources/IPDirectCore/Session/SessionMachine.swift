@@ -1,6 +1,6 @@
 /// Everything one client connection decides, as a pure machine: the driver (`ClientSession` in the I/O
 /// module) reports what happened on the sockets, the resolver and the connector, with the time and the
-/// buffer levels; each event returns what to do. Requests on one connection are served strictly in
+/// buffer levels; each event queues what to do (`actions`). Requests on one connection are served strictly in
 /// order, so pipelined requests are answered in order; bytes never pass through here.
 public struct SessionMachine {
     public internal(set) var state: SessionState = .readingHead
