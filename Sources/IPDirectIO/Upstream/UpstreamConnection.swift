@@ -34,15 +34,15 @@ final class UpstreamConnection {
         return TLSClientContext.handshakeWasResumed(ssl)
     }
 
-    /// A pooled connection may have been closed by the server while the loop was busy: peek for EOF or
-    /// stray bytes before trusting it with a request. For TLS, the socket shows a close_notify or a FIN
-    /// just the same; bytes OpenSSL already took off the socket show only in SSL_has_pending.
+    /// Whether an idle connection shows nothing from the server: stray bytes (for TLS also those OpenSSL
+    /// already took off the socket, seen only in SSL_has_pending). An idle connection keeps reading, so a
+    /// FIN or bytes that arrived while it waited have already dropped it; one that arrives as it is reused
+    /// fails that request before its first response byte, which is retried on a fresh connection. No system
+    /// call is made: a peek here would fail on every healthy reuse.
     var looksReusable: Bool {
         guard socket.inputLength == 0 else { return false }
         if isTLS, let ssl = socket.ssl, SSL_has_pending(ssl) != 0 { return false }
-        var byte: UInt8 = 0
-        let received = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        return true
     }
 
     /// Closes the socket (for TLS after a close_notify); idempotent.

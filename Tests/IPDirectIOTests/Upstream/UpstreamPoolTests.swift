@@ -75,15 +75,32 @@ import IPDirectTesting
         #expect(closed.closedByPool(base) && chatty.closedByPool(base))
     }
 
-    @Test func aConnectionThatLooksDeadAtCheckoutIsNotHandedOut() throws {
-        // The origin's FIN arrives while the loop is busy elsewhere: checkout itself must notice.
+    @Test func aConnectionHoldingBytesItReadAtCheckoutIsNotHandedOut() throws {
+        // Bytes already taken off the socket whose read callback has not run yet: checkout itself must notice.
+        let base = EventBase()
+        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pair = try Pair(base: base, address: Self.first)
+        pool.checkin(pair.connection)
+        let input = pair.connection.socket.input
+        evbuffer_unfreeze(input, 0)
+        _ = "HTTP/1.1 408".withCString { evbuffer_add(input, $0, 12) }
+        evbuffer_freeze(input, 0)
+        #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) == nil)
+        #expect(pool.idleCount == 0)
+        #expect(pair.closedByPool(base))
+    }
+
+    @Test func aFINThatArrivesWhileTheLoopIsBusyDropsTheConnectionOnTheLoopsNextTurn() throws {
+        // Checkout makes no system call: a FIN not yet seen by the loop is found by the pooled read, and a
+        // request sent on the connection meanwhile fails before its first response byte and is retried.
         let base = EventBase()
         let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         shutdown(pair.originFD, Int32(SHUT_WR))
+        #expect(LoopDriver.run(base) { pool.idleCount == 0 })
         #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) == nil)
-        #expect(pool.idleCount == 0)
+        #expect(pair.closedByPool(base))
     }
 
     @Test func pastThePerKeyLimitTheOldestIdleConnectionCloses() throws {
