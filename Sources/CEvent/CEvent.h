@@ -94,6 +94,26 @@ static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int f
 extern int pipe2(int fds[2], int flags);
 static inline int ipd_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
+/* Points a plain bufferevent's read event at `routine` (called with the bufferevent as its argument, which
+ * libevent's finalizer also expects there): reads then skip libevent 2.1's FIONREAD before every read, while
+ * enable/disable, the read timeout, watermark suspension and freeing keep working on the same event. libevent
+ * points it back at its own reader whenever it sets the descriptor (bufferevent_setfd, bufferevent_socket_connect).
+ * libevent 2.1's struct bufferevent (event2/bufferevent_struct.h) begins with two pointers and then that event.
+ * The header stays out: it would make struct event complete, and Swift would then import every struct event
+ * pointer as a typed one. So the event found there is checked to be the read event before it is touched;
+ * returns 0, changing nothing, when it is not. */
+static inline int ipd_bufferevent_set_reader(struct bufferevent *bev, event_callback_fn routine) {
+    struct event *read_event = (struct event *)((void **)bev + 2);
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    if (event_get_callback_arg(read_event) != bev || event_get_base(read_event) != bufferevent_get_base(bev)
+        || event_get_fd(read_event) != fd || event_get_events(read_event) != (EV_READ | EV_PERSIST | EV_FINALIZE)) return 0;
+    short reading = bufferevent_get_enabled(bev) & EV_READ;
+    if (reading) bufferevent_disable(bev, EV_READ);
+    event_assign(read_event, bufferevent_get_base(bev), fd, EV_READ | EV_PERSIST | EV_FINALIZE, routine, bev);
+    if (reading) bufferevent_enable(bev, EV_READ);
+    return 1;
+}
+
 /* ioctl(2) is variadic, which Swift cannot call: bytes received on a socket and not yet read. */
 static inline int ipd_unread_bytes(int fd) { int count = 0; return ioctl(fd, FIONREAD, &count) == 0 ? count : 0; }
 

@@ -24,6 +24,7 @@ struct BufferedSocket: ~Copyable {
     /// A plain socket on `fd` (or, with -1, one to `connect(to:)` later) that closes the socket when freed.
     init?(socket fd: Int32, base: EventBase) {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+        PlainSocketReader.install(on: raw)
         self.raw = raw
     }
 
@@ -107,7 +108,10 @@ struct BufferedSocket: ~Copyable {
 
     /// Starts connecting a socket made with -1; false when it failed at once (errno says why).
     func connect(to address: SocketAddress) -> Bool {
-        address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
+        let started = address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
+        // Setting the new descriptor gave the read event back to libevent's reader.
+        PlainSocketReader.install(on: raw!)
+        return started
     }
 
     // MARK: - Flow
