@@ -7,9 +7,9 @@ import Glibc
 /// socket reader (bufferevent_sock.c): a timeout, EOF or error disables reading and reaches the owner's
 /// event callback, and read bytes reach its read callback subject to the read watermarks.
 enum PlainSocketReader {
-    /// The most one read takes: libevent's own cap (EVBUFFER_MAX_READ), so bodies and tunnels move in the
-    /// same steps as before.
-    static let readLimit = 4096
+    /// The most one read takes: libevent's own cap (EVBUFFER_MAX_READ, 4096) less the header of the chain
+    /// the bytes land in, so a chain made for one read is a 4 KiB allocation rather than 8 KiB.
+    static var readLimit: Int { 4096 - 64 }
 
     /// Installs the reader on a plain bufferevent; again whenever libevent has set its descriptor. False when
     /// the bufferevent is not laid out as libevent 2.1's: it then keeps libevent's reader.
@@ -43,6 +43,7 @@ enum PlainSocketReader {
 
     /// How many bytes this read may take: up to the read high watermark, when one is set. Nil when the
     /// input is already at it (the watermark was lowered): setting it again suspends reading, as libevent does.
+    @inline(__always)
     private static func readAllowance(_ bufferevent: OpaquePointer, input: OpaquePointer) -> Int? {
         var limit = min(readLimit, bufferevent_get_max_single_read(bufferevent))
         var low = 0
@@ -59,33 +60,31 @@ enum PlainSocketReader {
     }
 
     /// One readv(2) into space reserved at the end of `input`; returns its result (errno set when negative).
+    @inline(__always)
     private static func receive(into input: OpaquePointer, from fd: Int32, limit: Int) -> Int {
         // The input's end is frozen outside reads, so nothing but the reader appends to it.
         evbuffer_unfreeze(input, 0)
         defer { evbuffer_freeze(input, 0) }
         // libevent's evbuffer_iovec is struct iovec itself here, so the reserved space goes to readv as it is.
-        var spaces = (iovec(), iovec())
-        return withUnsafeMutablePointer(to: &spaces) { pair in
-            pair.withMemoryRebound(to: iovec.self, capacity: 2) { space in
-                var count = evbuffer_reserve_space(input, limit, space, 2)
-                guard count > 0 else {
-                    errno = ENOMEM
-                    return -1
-                }
-                // The reservation may be larger than asked; the read must not be (watermarks, fairness).
-                space[0].iov_len = min(space[0].iov_len, limit)
-                if count == 2 {
-                    space[1].iov_len = min(space[1].iov_len, limit - space[0].iov_len)
-                    if space[1].iov_len == 0 { count = 1 }
-                }
-                let received = readv(fd, space, count)
-                guard received > 0 else { return received }
-                let first = min(space[0].iov_len, received)
-                space[0].iov_len = first
-                if received > first { space[1].iov_len = received - first }
-                evbuffer_commit_space(input, space, received > first ? 2 : 1)
-                return received
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { space in
+            var count = evbuffer_reserve_space(input, limit, space.baseAddress, 2)
+            guard count > 0 else {
+                errno = ENOMEM
+                return -1
             }
+            // The reservation may be larger than asked; the read must not be (watermarks, fairness).
+            space[0].iov_len = min(space[0].iov_len, limit)
+            if count == 2 {
+                space[1].iov_len = min(space[1].iov_len, limit - space[0].iov_len)
+                if space[1].iov_len == 0 { count = 1 }
+            }
+            let received = readv(fd, space.baseAddress, count)
+            guard received > 0 else { return received }
+            let first = min(space[0].iov_len, received)
+            space[0].iov_len = first
+            if received > first { space[1].iov_len = received - first }
+            evbuffer_commit_space(input, space.baseAddress, received > first ? 2 : 1)
+            return received
         }
     }
 
