@@ -140,6 +140,14 @@ struct BufferedSocket: ~Copyable {
         bufferevent_setwatermark(raw!, Int16(EV_WRITE), low, 0)
     }
 
+    /// The input length at which reading pauses (0: never).
+    var readHighWater: Int {
+        var low = 0
+        var high = 0
+        _ = bufferevent_getwatermark(raw!, Int16(EV_READ), &low, &high)
+        return high
+    }
+
     /// The drain callback runs only once the output is empty.
     func drainOnlyWhenEmpty() { bufferevent_setwatermark(raw!, Int16(EV_WRITE), 0, 0) }
 

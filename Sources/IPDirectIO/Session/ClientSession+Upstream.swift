@@ -74,7 +74,7 @@ extension ClientSession {
         }
         upstream = connection
         connection.socket.handOver(to: self, calling: BufferEventCallbacks.sessionUpstream)
-        configureFlow(of: connection.socket)
+        configureFlow(of: connection)
         connection.socket.setTimeouts(readMillis: nil, writeMillis: nil)
         connection.socket.resumeReading()
         performQueuedActions()

@@ -246,9 +246,16 @@ final class ClientSession {
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
     func configureFlow(of socket: borrowing BufferedSocket) {
-        socket.setWatermarks(readHigh: max(ClientSession.inputHighWater, maxHeaderBytes + 1),
-                             drainAt: SessionRules.outputHighWater / 2)
+        socket.setWatermarks(readHigh: readHighWater, drainAt: SessionRules.outputHighWater / 2)
         socket.setMaxSingleIO(ClientSession.maxSingleIO)
+    }
+
+    var readHighWater: Int { max(ClientSession.inputHighWater, maxHeaderBytes + 1) }
+
+    /// The same for an upstream connection, once per connection rather than once per request it carries.
+    func configureFlow(of connection: UpstreamConnection) {
+        connection.setFlow(readHighWater: readHighWater, drainAt: SessionRules.outputHighWater / 2,
+                           maxSingleIO: ClientSession.maxSingleIO)
     }
 
     func logExchange(_ request: ProxyRequest, _ record: ExchangeRecord) {

@@ -18,6 +18,8 @@ final class UpstreamConnection {
     var reused = false
     /// The pool holding this connection while it is idle.
     weak var pool: UpstreamPool?
+    /// The read high watermark a session gave the socket (nil: none yet); its flow settings outlive each request.
+    private var flowReadHighWater: Int?
 
     init(socket: consuming BufferedSocket, key: UpstreamPoolKey?, address: SocketAddress) {
         isTLS = socket.ssl != nil
@@ -43,6 +45,15 @@ final class UpstreamConnection {
         guard socket.inputLength == 0 else { return false }
         if isTLS, let ssl = socket.ssl, SSL_has_pending(ssl) != 0 { return false }
         return true
+    }
+
+    /// Gives the socket the flow settings of the sessions it carries: once, and again only when the read high
+    /// watermark changed since (a reload changed the head limit), rather than on every request.
+    func setFlow(readHighWater: Int, drainAt: Int, maxSingleIO: Int) {
+        guard flowReadHighWater != readHighWater else { return }
+        flowReadHighWater = readHighWater
+        socket.setWatermarks(readHigh: readHighWater, drainAt: drainAt)
+        socket.setMaxSingleIO(maxSingleIO)
     }
 
     /// Closes the socket (for TLS after a close_notify); idempotent.
