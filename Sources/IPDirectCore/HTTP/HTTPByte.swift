@@ -119,6 +119,44 @@ extension UnsafeRawBufferPointer {
         return true
     }
 
+    /// Whether the token (tchar, RFC 9110 §5.6.2) bytes at `start` spell the lower-case `literal`, ignoring ASCII
+    /// case, compared eight bytes at a time. Setting the case bit of a tchar turns it into a lower-case letter or
+    /// '-' only when it is that letter in either case or '-' (a CR would become '-', and no token holds one), so
+    /// this is exact for tokens compared with literals made of lower-case letters, digits and '-'.
+    /// The caller checks that `literal` fits in the buffer from `start`.
+    @inline(__always)
+    func tokenEqualsLowercase(at start: Int, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        let received = baseAddress.unsafelyUnwrapped + start
+        let expected = UnsafeRawPointer(literal.utf8Start)
+        let wordLength = MemoryLayout<UInt64>.size
+        guard count >= wordLength else {
+            var offset = 0
+            while offset < count {
+                if received.load(fromByteOffset: offset, as: UInt8.self) | HTTPByte.asciiCaseBit
+                    != expected.load(fromByteOffset: offset, as: UInt8.self)
+                {
+                    return false
+                }
+                offset += 1
+            }
+            return true
+        }
+        let caseBits: UInt64 = 0x2020_2020_2020_2020
+        var offset = 0
+        while true {
+            // The last word overlaps the one before it rather than reading past the token.
+            let at = Swift.min(offset, count - wordLength)
+            if received.loadUnaligned(fromByteOffset: at, as: UInt64.self) | caseBits
+                != expected.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            {
+                return false
+            }
+            offset += wordLength
+            if offset >= count { return true }
+        }
+    }
+
     /// Whether the bytes in `range` equal `literal` exactly (case-sensitive).
     @inline(__always)
     func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {

@@ -1,14 +1,33 @@
-/// What the fields of a head say about framing and the connection, gathered in one pass over the
-/// already split field lines. Syntax problems in these fields are failures; what a request or a response
-/// makes of the result is decided by the parser for that role.
+/// What the fields of a head say about framing and the connection, gathered field by field as the scanner
+/// finds them. Syntax problems in these fields are failures; what a request or a response makes of the
+/// result is decided by the parser for that role.
 struct HeadFieldSummary {
+    /// Whether Host values are checked as `uri-host [ ":" port ]` (requests only).
+    let checkHost: Bool
     var hostCount = 0
     var contentLength: UInt64?
     var transferCodings = TransferCodings()
     /// Lower-cased tokens of every Connection field, in order.
     var connectionTokens: [String] = []
+    var connection = ConnectionOptions()
     var expectsContinue = false
     var hasUpgrade = false
+    /// The first problem found, in field order; later fields are not interpreted.
+    private(set) var failure: Failure?
+
+    init(checkHost: Bool) {
+        self.checkHost = checkHost
+    }
+
+    /// The Connection options (RFC 9110 §7.6.1) the proxy acts on, read once so nobody compares strings later.
+    struct ConnectionOptions {
+        var close = false
+        var keepAlive = false
+        var upgrade = false
+        /// Some token names a field that is not dropped as hop-by-hop anyway ("close", "x-foo", "via"): only
+        /// then must a rewriter compare field names with the tokens.
+        var namesOtherFields = false
+    }
 
     /// The transfer codings of all Transfer-Encoding field lines, combined as one list (RFC 9110 §5.3).
     struct TransferCodings {
@@ -49,40 +68,26 @@ struct HeadFieldSummary {
         }
     }
 
-    /// - Parameter checkHost: validate Host values as `uri-host [ ":" port ]` (requests only).
-    static func collect(_ bytes: UnsafeRawBufferPointer, _ fields: [HeaderField], checkHost: Bool)
-        -> Result<HeadFieldSummary, Failure>
-    {
-        var summary = HeadFieldSummary()
-        for field in fields {
-            guard let known = KnownField(bytes, name: field.name) else { continue }
-            let failure: Failure?
-            switch known {
-            case .host:
-                summary.hostCount += 1
-                failure = checkHost ? hostFailure(bytes, field.value) : nil
-            case .contentLength:
-                failure = summary.addContentLength(bytes, field.value)
-            case .transferEncoding:
-                failure = summary.addTransferCodings(bytes, field.value)
-            case .connection:
-                failure = summary.addConnectionTokens(bytes, field.value)
-            case .expect:
-                summary.addExpectation(bytes, field.value)
-                failure = nil
-            case .upgrade:
-                summary.hasUpgrade = true
-                failure = nil
-            case .via, .keepAlive, .proxyConnection, .proxyAuthorization, .proxyAuthenticate, .te, .trailer:
-                failure = nil
-            }
-            if let failure { return .failure(failure) }
+    /// Takes in one field line the scanner has classified.
+    mutating func add(_ field: HeaderField, in bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, let known = field.known else { return }
+        switch known {
+        case .host:
+            hostCount += 1
+            if checkHost { failure = Self.hostFailure(bytes, field.value) }
+        case .contentLength:
+            failure = addContentLength(bytes, field.value)
+        case .transferEncoding:
+            failure = addTransferCodings(bytes, field.value)
+        case .connection:
+            failure = addConnectionTokens(bytes, field.value)
+        case .expect:
+            addExpectation(bytes, field.value)
+        case .upgrade:
+            hasUpgrade = true
+        case .via, .keepAlive, .proxyConnection, .proxyAuthorization, .proxyAuthenticate, .te, .trailer:
+            break
         }
-        return .success(summary)
-    }
-
-    func hasConnectionToken(_ token: String) -> Bool {
-        connectionTokens.contains(token)
     }
 
     /// RFC 9110 §7.2: empty (for targets without authority) or `uri-host [ ":" port ]`.
@@ -153,11 +158,21 @@ struct HeadFieldSummary {
                 failure = .invalidConnectionToken
                 return false
             }
-            if bytes.equalsIgnoringCase(element, "content-length")
-                || bytes.equalsIgnoringCase(element, "transfer-encoding")
-            {
+            switch KnownField(bytes, name: element) {
+            case .contentLength?, .transferEncoding?:
                 failure = .connectionNamesFramingField
                 return false
+            case .keepAlive?:
+                connection.keepAlive = true
+            case .upgrade?:
+                connection.upgrade = true
+            case let named? where named.isHopByHop:
+                break
+            default:
+                if element.count == 5 && bytes.tokenEqualsLowercase(at: element.lowerBound, "close") {
+                    connection.close = true
+                }
+                connection.namesOtherFields = true
             }
             connectionTokens.append(bytes.lowercasedString(element))
             return true

@@ -14,31 +14,52 @@ public enum HeadRewriter {
     public static func upstreamRequest(_ head: RequestHead, in bytes: UnsafeRawBufferPointer, hostValue: String,
                                        viaName: String, keepUpgrade: Bool, close: Bool) -> [UInt8]
     {
-        var out: [UInt8] = []
-        out.reserveCapacity(head.headLength + hostValue.utf8.count + viaName.utf8.count + extraHeadCapacity)
-        appendBytes(head.methodBytes, of: bytes, to: &out)
-        out.append(HTTPByte.space)
-        switch head.target {
-        case .origin(let range):
-            appendBytes(range, of: bytes, to: &out)
-        case .absolute(_, _, _, _, let pathAndQuery?):
-            appendBytes(pathAndQuery, of: bytes, to: &out)
-        case .absolute:
-            // RFC 9112 §3.2.1 and §3.2.4: an empty path is "/", or "*" for OPTIONS.
-            out.append(head.method == .options ? HTTPByte.asterisk : HTTPByte.slash)
-        case .authority(let host, let port):
-            appendText(HostName.withPort(host, port), to: &out)
-        case .asterisk:
-            out.append(HTTPByte.asterisk)
+        var host = hostValue
+        return host.withUTF8 {
+            upstreamRequest(head, in: bytes, hostValue: UnsafeRawBufferPointer($0), viaName: viaName,
+                            keepUpgrade: keepUpgrade, close: close)
         }
-        appendText(" HTTP/1.1\r\nHost: ", to: &out)
-        appendText(hostValue, to: &out)
-        appendCRLF(to: &out)
-        appendEndToEndFields(head.fields, connectionTokens: head.connectionTokens, from: bytes,
-                             dropHost: true, keepUpgrade: keepUpgrade, to: &out)
-        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
-                             persistence: close ? .close : .persistent, to: &out)
-        return out
+    }
+
+    /// `upstreamRequest` with the Host value taken from `hostRange` of the received bytes (the authority of
+    /// an absolute-form target), so no String is made of it.
+    public static func upstreamRequest(_ head: RequestHead, in bytes: UnsafeRawBufferPointer, hostRange: Range<Int>,
+                                       viaName: String, keepUpgrade: Bool, close: Bool) -> [UInt8]
+    {
+        upstreamRequest(head, in: bytes, hostValue: UnsafeRawBufferPointer(rebasing: bytes[hostRange]),
+                        viaName: viaName, keepUpgrade: keepUpgrade, close: close)
+    }
+
+    private static func upstreamRequest(_ head: RequestHead, in bytes: UnsafeRawBufferPointer,
+                                        hostValue: UnsafeRawBufferPointer, viaName: String, keepUpgrade: Bool,
+                                        close: Bool) -> [UInt8]
+    {
+        let capacity = head.headLength + hostValue.count + viaName.utf8.count + extraHeadCapacity
+        return HeadOutput.bytes(capacity: capacity) { out in
+            out.append(bytes, head.methodBytes)
+            out.append(HTTPByte.space)
+            switch head.target {
+            case .origin(let range):
+                out.append(bytes, range)
+            case .absolute(_, _, _, _, let pathAndQuery?):
+                out.append(bytes, pathAndQuery)
+            case .absolute:
+                // RFC 9112 §3.2.1 and §3.2.4: an empty path is "/", or "*" for OPTIONS.
+                out.append(head.method == .options ? HTTPByte.asterisk : HTTPByte.slash)
+            case .authority(let host, let port):
+                out.append(text: HostName.withPort(host, port))
+            case .asterisk:
+                out.append(HTTPByte.asterisk)
+            }
+            out.append(" HTTP/1.1\r\nHost: ")
+            out.append(hostValue, 0..<hostValue.count)
+            out.append("\r\n")
+            appendEndToEndFields(of: head.fields, fieldsEnd: head.headLength - HTTPByte.crlfLength,
+                                 connectionTokens: head.connectionNamesOtherFields ? head.connectionTokens : nil,
+                                 from: bytes, dropHost: true, keepUpgrade: keepUpgrade, to: &out)
+            appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
+                                 persistence: close ? .close : .persistent, to: &out)
+        }
     }
 
     /// Client response head: "HTTP/1.1 <status> <reason>\r\n" + fields minus hop-by-hop (same list; keep
@@ -48,80 +69,82 @@ public enum HeadRewriter {
     public static func clientResponse(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer, viaName: String,
                                       keepUpgrade: Bool, persistence: ResponsePersistence) -> [UInt8]
     {
-        var out: [UInt8] = []
-        out.reserveCapacity(head.headLength + viaName.utf8.count + extraHeadCapacity)
-        appendText("HTTP/1.1 \(head.status) ", to: &out)
-        appendBytes(head.reason, of: bytes, to: &out)
-        appendCRLF(to: &out)
-        appendEndToEndFields(head.fields, connectionTokens: head.connectionTokens, from: bytes,
-                             dropHost: false, keepUpgrade: keepUpgrade, to: &out)
-        appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
-                             persistence: persistence, to: &out)
-        return out
+        let capacity = head.headLength + viaName.utf8.count + extraHeadCapacity
+        return HeadOutput.bytes(capacity: capacity) { out in
+            out.append("HTTP/1.1 ")
+            out.appendStatus(head.status)
+            out.append(HTTPByte.space)
+            out.append(bytes, head.reason)
+            out.append("\r\n")
+            appendEndToEndFields(of: head.fields, fieldsEnd: head.headLength - HTTPByte.crlfLength,
+                                 connectionTokens: head.connectionNamesOtherFields ? head.connectionTokens : nil,
+                                 from: bytes, dropHost: false, keepUpgrade: keepUpgrade, to: &out)
+            appendTrailingFields(version: head.version, viaName: viaName, keepUpgrade: keepUpgrade,
+                                 persistence: persistence, to: &out)
+        }
     }
 
-    /// Room for the request or status line changes and the fields the proxy adds.
+    /// Room for the request or status line changes and the fields the proxy adds: the longest of them
+    /// (" HTTP/1.1\r\nHost: \r\n", "Via: 1.1 \r\n", "Connection: upgrade\r\n", "Connection: keep-alive\r\n",
+    /// the final CRLF and the status line's SP) take 73 bytes besides the host and Via names.
     private static let extraHeadCapacity = 96
 
-    private static func appendEndToEndFields(_ fields: [HeaderField], connectionTokens: [String],
+    /// Copies the field lines that are forwarded, as received: the lines lie one after the other in `bytes`,
+    /// so each run of forwarded lines is one copy. `fieldsEnd` is where the last line's CRLF ends.
+    /// `connectionTokens` is nil when no token names a field that is not dropped anyway.
+    private static func appendEndToEndFields(of fields: [HeaderField], fieldsEnd: Int, connectionTokens: [String]?,
                                              from bytes: UnsafeRawBufferPointer, dropHost: Bool, keepUpgrade: Bool,
-                                             to out: inout [UInt8])
+                                             to out: inout HeadOutput)
     {
+        var runStart: Int?
         for field in fields {
-            if let known = KnownField(bytes, name: field.name) {
-                switch known {
-                case .upgrade where keepUpgrade:
-                    break
-                case .host where dropHost:
-                    continue
-                case .contentLength, .transferEncoding:
-                    // Framing fields stay whatever Connection says; the parser refuses such a Connection.
-                    appendBytes(field.line(in: bytes), of: bytes, to: &out)
-                    appendCRLF(to: &out)
-                    continue
-                default:
-                    if known.isHopByHop { continue }
-                }
+            let forwarded = isForwarded(field, connectionTokens: connectionTokens, bytes: bytes, dropHost: dropHost,
+                                        keepUpgrade: keepUpgrade)
+            if forwarded {
+                if runStart == nil { runStart = field.name.lowerBound }
+            } else if let start = runStart {
+                out.append(bytes, start..<field.name.lowerBound)
+                runStart = nil
             }
-            if isNamed(field, in: connectionTokens, bytes: bytes, keepUpgrade: keepUpgrade) { continue }
-            appendBytes(field.line(in: bytes), of: bytes, to: &out)
-            appendCRLF(to: &out)
+        }
+        if let start = runStart { out.append(bytes, start..<fieldsEnd) }
+    }
+
+    private static func isForwarded(_ field: HeaderField, connectionTokens: [String]?, bytes: UnsafeRawBufferPointer,
+                                    dropHost: Bool, keepUpgrade: Bool) -> Bool
+    {
+        switch field.known {
+        case .contentLength?, .transferEncoding?:
+            // Framing fields stay whatever Connection says; the parser refuses such a Connection.
+            return true
+        case .upgrade?:
+            return keepUpgrade
+        case .host? where dropHost:
+            return false
+        case let known? where known.isHopByHop:
+            return false
+        default:
+            guard let connectionTokens else { return true }
+            return !isNamed(field, in: connectionTokens, bytes: bytes)
         }
     }
 
     /// Whether a Connection token names this field (RFC 9110 §7.6.1); tokens are already lower-cased.
-    private static func isNamed(_ field: HeaderField, in tokens: [String], bytes: UnsafeRawBufferPointer,
-                                keepUpgrade: Bool) -> Bool
-    {
+    private static func isNamed(_ field: HeaderField, in tokens: [String], bytes: UnsafeRawBufferPointer) -> Bool {
         for token in tokens where token.utf8.count == field.name.count {
-            if keepUpgrade && token == "upgrade" { continue }
             if token.utf8.elementsEqual(field.name.lazy.map { HTTPByte.lowercased(bytes[$0]) }) { return true }
         }
         return false
     }
 
     private static func appendTrailingFields(version: HTTPVersion, viaName: String, keepUpgrade: Bool,
-                                             persistence: ResponsePersistence, to out: inout [UInt8])
+                                             persistence: ResponsePersistence, to out: inout HeadOutput)
     {
-        appendText(version == .http10 ? "Via: 1.0 " : "Via: 1.1 ", to: &out)
-        appendText(viaName, to: &out)
-        appendCRLF(to: &out)
-        if keepUpgrade { appendText("Connection: upgrade\r\n", to: &out) }
-        appendText(persistence.fieldLine, to: &out)
-        appendCRLF(to: &out)
-    }
-
-    /// One contiguous copy from the received buffer.
-    private static func appendBytes(_ range: Range<Int>, of bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
-    }
-
-    private static func appendText(_ text: String, to out: inout [UInt8]) {
-        out.append(contentsOf: text.utf8)
-    }
-
-    private static func appendCRLF(to out: inout [UInt8]) {
-        out.append(HTTPByte.cr)
-        out.append(HTTPByte.lf)
+        out.append(version == .http10 ? "Via: 1.0 " : "Via: 1.1 ")
+        out.append(text: viaName)
+        out.append("\r\n")
+        if keepUpgrade { out.append("Connection: upgrade\r\n") }
+        out.append(persistence.fieldLineBytes)
+        out.append("\r\n")
     }
 }

@@ -135,17 +135,22 @@ enum HeadScanner {
     /// Field lines most heads fit in without the array growing.
     static let typicalFieldCount = 24
 
-    /// Scans field lines from `start` up to and including the empty line that ends the head.
+    /// Scans field lines from `start` up to and including the empty line that ends the head, classifying
+    /// each name once and handing each line to `summary` as it is found.
     /// Nothing past `limits.maxHeadBytes` is looked at: a head that has not ended there is too large.
-    static func scanFields(_ bytes: UnsafeRawBufferPointer, from start: Int, limits: HTTPHeadLimits) -> Fields {
+    static func scanFields(_ bytes: UnsafeRawBufferPointer, from start: Int, limits: HTTPHeadLimits,
+                           into summary: inout HeadFieldSummary) -> Fields
+    {
         let end = min(bytes.count, limits.maxHeadBytes)
         var fields: [HeaderField] = []
         fields.reserveCapacity(min(typicalFieldCount, limits.maxFieldCount))
         var position = start
         while true {
             switch scanFieldLine(bytes, at: position, end: end) {
-            case .field(let field, let next):
+            case .field(var field, let next):
                 guard fields.count < limits.maxFieldCount else { return .invalid(.tooManyFields) }
+                field.known = KnownField(bytes, name: field.name)
+                summary.add(field, in: bytes)
                 fields.append(field)
                 position = next
             case .endOfSection(let next):

@@ -7,19 +7,16 @@ public struct HeaderField: Sendable, Equatable {
     public var name: Range<Int>
     /// The field value without leading and trailing OWS (RFC 9112 §5.1); empty values are empty ranges.
     public var value: Range<Int>
+    /// What the name is to the proxy, found once when the line is scanned; nil for every other name.
+    var known: KnownField?
 
     public init(name: Range<Int>, value: Range<Int>) {
+        self.init(name: name, value: value, known: nil)
+    }
+
+    init(name: Range<Int>, value: Range<Int>, known: KnownField?) {
         self.name = name
         self.value = value
-    }
-}
-
-extension HeaderField {
-    /// The whole field line without its CRLF, trailing OWS included, for byte-exact forwarding.
-    /// Only OWS can sit between the value and the CR, so this scans at most that whitespace.
-    func line(in bytes: UnsafeRawBufferPointer) -> Range<Int> {
-        var end = value.upperBound
-        while end < bytes.count, HTTPByte.isWhitespace(bytes[end]) { end += 1 }
-        return name.lowerBound..<end
+        self.known = known
     }
 }

@@ -15,38 +15,33 @@ enum KnownField {
     case te
     case trailer
 
-    /// Classifies a field name, ignoring ASCII case (RFC 9110 §5.1). Dispatches on length first so most
-    /// fields cost one comparison.
+    /// Classifies a field name, ignoring ASCII case (RFC 9110 §5.1). Dispatches on length, and for the two
+    /// lengths that two names share on the first letter, so a name costs at most one comparison against
+    /// static bytes. `name` must hold only token characters, as a scanned field name or list element does.
     init?(_ bytes: UnsafeRawBufferPointer, name: Range<Int>) {
+        let start = name.lowerBound
+        let candidate: KnownField
+        let spelling: StaticString
         switch name.count {
-        case 2:
-            if bytes.equalsIgnoringCase(name, "te") { self = .te; return }
-        case 3:
-            if bytes.equalsIgnoringCase(name, "via") { self = .via; return }
-        case 4:
-            if bytes.equalsIgnoringCase(name, "host") { self = .host; return }
-        case 6:
-            if bytes.equalsIgnoringCase(name, "expect") { self = .expect; return }
+        case 2: (candidate, spelling) = (.te, "te")
+        case 3: (candidate, spelling) = (.via, "via")
+        case 4: (candidate, spelling) = (.host, "host")
+        case 6: (candidate, spelling) = (.expect, "expect")
         case 7:
-            if bytes.equalsIgnoringCase(name, "upgrade") { self = .upgrade; return }
-            if bytes.equalsIgnoringCase(name, "trailer") { self = .trailer; return }
+            (candidate, spelling) = bytes[start] | HTTPByte.asciiCaseBit == UInt8(ascii: "u")
+                ? (.upgrade, "upgrade") : (.trailer, "trailer")
         case 10:
-            if bytes.equalsIgnoringCase(name, "connection") { self = .connection; return }
-            if bytes.equalsIgnoringCase(name, "keep-alive") { self = .keepAlive; return }
-        case 14:
-            if bytes.equalsIgnoringCase(name, "content-length") { self = .contentLength; return }
-        case 16:
-            if bytes.equalsIgnoringCase(name, "proxy-connection") { self = .proxyConnection; return }
-        case 17:
-            if bytes.equalsIgnoringCase(name, "transfer-encoding") { self = .transferEncoding; return }
-        case 18:
-            if bytes.equalsIgnoringCase(name, "proxy-authenticate") { self = .proxyAuthenticate; return }
-        case 19:
-            if bytes.equalsIgnoringCase(name, "proxy-authorization") { self = .proxyAuthorization; return }
-        default:
-            break
+            (candidate, spelling) = bytes[start] | HTTPByte.asciiCaseBit == UInt8(ascii: "c")
+                ? (.connection, "connection") : (.keepAlive, "keep-alive")
+        case 14: (candidate, spelling) = (.contentLength, "content-length")
+        case 16: (candidate, spelling) = (.proxyConnection, "proxy-connection")
+        case 17: (candidate, spelling) = (.transferEncoding, "transfer-encoding")
+        case 18: (candidate, spelling) = (.proxyAuthenticate, "proxy-authenticate")
+        case 19: (candidate, spelling) = (.proxyAuthorization, "proxy-authorization")
+        default: return nil
         }
-        return nil
+        guard bytes.tokenEqualsLowercase(at: start, spelling) else { return nil }
+        self = candidate
     }
 
     /// Fields that describe one connection and are never forwarded (RFC 9110 §7.6.1). Upgrade is listed

@@ -20,7 +20,7 @@ public struct ProxyCredentials: Sendable, Equatable {
     /// Finds the one Proxy-Authorization field of `head` (parsed from `bytes`) and decodes it.
     public static func find(in head: RequestHead, bytes: UnsafeRawBufferPointer) -> Found {
         var found: Found = .none
-        for field in head.fields where KnownField(bytes, name: field.name) == .proxyAuthorization {
+        for field in head.fields where field.known == .proxyAuthorization {
             guard case .none = found else { return .malformed("more than one Proxy-Authorization field") }
             found = decode(UnsafeRawBufferPointer(rebasing: bytes[field.value]))
         }

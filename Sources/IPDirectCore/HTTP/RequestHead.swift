@@ -34,6 +34,9 @@ public struct RequestHead: Sendable {
     /// Bytes of the head including the final CRLF CRLF; any bytes after it belong to the body or the
     /// next pipelined request.
     public var headLength: Int
+    /// Whether some Connection token names a field that is not hop-by-hop anyway, so a rewriter must compare
+    /// field names with the tokens. The parser knows; a head built from its parts assumes so when it has tokens.
+    var connectionNamesOtherFields: Bool
 
     public init(method: HTTPMethod, methodBytes: Range<Int>, target: RequestTarget, version: HTTPVersion,
                 fields: [HeaderField], framing: RequestBodyFraming, keepAlive: Bool, connectionTokens: [String],
@@ -50,6 +53,7 @@ public struct RequestHead: Sendable {
         self.expectsContinue = expectsContinue
         self.upgradeRequested = upgradeRequested
         self.headLength = headLength
+        self.connectionNamesOtherFields = !connectionTokens.isEmpty
     }
 }
 

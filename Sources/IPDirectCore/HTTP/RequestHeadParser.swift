@@ -28,9 +28,10 @@ public enum RequestHeadParser {
         case .invalid(let failure):
             return .invalid(error(failure))
         }
-        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits) {
+        var summary = HeadFieldSummary(checkHost: true)
+        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &summary) {
         case .complete(let fields, let headLength):
-            return interpret(bytes, requestLine, fields, headLength: headLength)
+            return interpret(requestLine, fields, summary, headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):
@@ -99,14 +100,10 @@ public enum RequestHeadParser {
         return true
     }
 
-    private static func interpret(_ bytes: UnsafeRawBufferPointer, _ line: RequestLine, _ fields: [HeaderField],
+    private static func interpret(_ line: RequestLine, _ fields: [HeaderField], _ summary: HeadFieldSummary,
                                   headLength: Int) -> RequestHeadParseResult
     {
-        let summary: HeadFieldSummary
-        switch HeadFieldSummary.collect(bytes, fields, checkHost: true) {
-        case .success(let collected): summary = collected
-        case .failure(let failure): return .invalid(.badRequest(failure.description))
-        }
+        if let failure = summary.failure { return .invalid(.badRequest(failure.description)) }
         // RFC 9112 §3.2: 400 for a 1.1 request without Host and for any request with more than one.
         if summary.hostCount > 1 { return .invalid(.badRequest("multiple Host fields")) }
         if summary.hostCount == 0, line.version == .http11 { return .invalid(.badRequest("missing Host field")) }
@@ -116,14 +113,15 @@ public enum RequestHeadParser {
         case .failure(let error): return .invalid(error)
         }
         let isHTTP11 = line.version == .http11
-        let keepAlive = summary.hasConnectionToken("close") ? false
-            : isHTTP11 || summary.hasConnectionToken("keep-alive")
-        return .complete(RequestHead(
+        let keepAlive = summary.connection.close ? false : isHTTP11 || summary.connection.keepAlive
+        var head = RequestHead(
             method: line.method, methodBytes: line.methodBytes, target: line.target, version: line.version,
             fields: fields, framing: framing, keepAlive: keepAlive, connectionTokens: summary.connectionTokens,
             expectsContinue: isHTTP11 && summary.expectsContinue,
-            upgradeRequested: isHTTP11 && summary.hasUpgrade && summary.hasConnectionToken("upgrade"),
-            headLength: headLength))
+            upgradeRequested: isHTTP11 && summary.hasUpgrade && summary.connection.upgrade,
+            headLength: headLength)
+        head.connectionNamesOtherFields = summary.connection.namesOtherFields
+        return .complete(head)
     }
 
     /// RFC 9112 §6.3 for requests, taking every MAY-reject as a reject.

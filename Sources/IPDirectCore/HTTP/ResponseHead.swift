@@ -34,6 +34,9 @@ public struct ResponseHead: Sendable {
     public var connectionTokens: [String]
     /// Bytes of the head including the final CRLF CRLF.
     public var headLength: Int
+    /// Whether some Connection token names a field that is not hop-by-hop anyway, so a rewriter must compare
+    /// field names with the tokens. The parser knows; a head built from its parts assumes so when it has tokens.
+    var connectionNamesOtherFields: Bool
 
     public init(status: Int, version: HTTPVersion, reason: Range<Int>, fields: [HeaderField],
                 framing: ResponseBodyFraming, keepAlive: Bool, connectionTokens: [String], headLength: Int)
@@ -46,6 +49,7 @@ public struct ResponseHead: Sendable {
         self.keepAlive = keepAlive
         self.connectionTokens = connectionTokens
         self.headLength = headLength
+        self.connectionNamesOtherFields = !connectionTokens.isEmpty
     }
 }
 

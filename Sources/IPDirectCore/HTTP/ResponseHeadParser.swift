@@ -20,9 +20,10 @@ public enum ResponseHeadParser {
         case .invalid(let failure):
             return .invalid(badGateway(failure))
         }
-        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits) {
+        var summary = HeadFieldSummary(checkHost: false)
+        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &summary) {
         case .complete(let fields, let headLength):
-            return interpret(bytes, statusLine, fields, requestMethod: requestMethod, headLength: headLength)
+            return interpret(statusLine, fields, summary, requestMethod: requestMethod, headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):
@@ -30,24 +31,22 @@ public enum ResponseHeadParser {
         }
     }
 
-    private static func interpret(_ bytes: UnsafeRawBufferPointer, _ line: StatusLine, _ fields: [HeaderField],
+    private static func interpret(_ line: StatusLine, _ fields: [HeaderField], _ summary: HeadFieldSummary,
                                   requestMethod: HTTPMethod, headLength: Int) -> ResponseHeadParseResult
     {
-        let summary: HeadFieldSummary
-        switch HeadFieldSummary.collect(bytes, fields, checkHost: false) {
-        case .success(let collected): summary = collected
-        case .failure(let failure): return .invalid(badGateway(failure.description))
-        }
+        if let failure = summary.failure { return .invalid(badGateway(failure.description)) }
         let framing: ResponseBodyFraming
         switch framingOf(line, summary, requestMethod: requestMethod) {
         case .success(let value): framing = value
         case .failure(let error): return .invalid(error)
         }
-        let keepAlive = framing != .untilClose && !summary.hasConnectionToken("close")
-            && (line.version == .http11 || summary.hasConnectionToken("keep-alive"))
-        return .complete(ResponseHead(
+        let keepAlive = framing != .untilClose && !summary.connection.close
+            && (line.version == .http11 || summary.connection.keepAlive)
+        var head = ResponseHead(
             status: line.status, version: line.version, reason: line.reason, fields: fields, framing: framing,
-            keepAlive: keepAlive, connectionTokens: summary.connectionTokens, headLength: headLength))
+            keepAlive: keepAlive, connectionTokens: summary.connectionTokens, headLength: headLength)
+        head.connectionNamesOtherFields = summary.connection.namesOtherFields
+        return .complete(head)
     }
 
     /// Informational status codes (RFC 9110 §15.2).

@@ -52,7 +52,10 @@ public enum ResponsePersistence: Sendable, Equatable {
     public var closes: Bool { self == .close }
 
     /// The Connection field line this choice adds to a response head, CRLF included; empty for `persistent`.
-    var fieldLine: String {
+    var fieldLine: String { fieldLineBytes.description }
+
+    /// `fieldLine` as static bytes, for the rewriter to copy.
+    var fieldLineBytes: StaticString {
         switch self {
         case .persistent: return ""
         case .keepAlive: return "Connection: keep-alive\r\n"

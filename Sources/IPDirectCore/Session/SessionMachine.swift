@@ -197,7 +197,7 @@ public struct SessionMachine {
             request = asked(scheme: upgradedPort == nil ? scheme : .https, host: host, port: upgradedPort ?? port,
                                upgrade: head.upgradeRequested)
             let upstreamHead = HeadRewriter.upstreamRequest(
-                head, in: bytes, hostValue: String(decoding: bytes[authority], as: UTF8.self),
+                head, in: bytes, hostRange: authority,
                 viaName: rules.proxy.viaName, keepUpgrade: head.upgradeRequested, close: false)
             state = .resolving(OutboundRequest(head: upstreamHead, body: body))
             if let failure = bufferedBodyFailure {

@@ -139,4 +139,33 @@ import Testing
         #expect(client("HTTP/1.1 200 OK\r\nHost: odd.test\r\nContent-Length: 0\r\n\r\n")
             == "HTTP/1.1 200 OK\r\nHost: odd.test\r\nContent-Length: 0\r\nVia: 1.1 ipdirect\r\n\r\n")
     }
+
+    @Test func copiesRunsOfKeptLinesExactlyAroundDroppedOnes() {
+        // Dropped lines first, between kept runs and last; odd spacing and case must come through unchanged.
+        let text = "GET http://a.test/ HTTP/1.1\r\nconnection:close ,X-Gone\r\nHost:a.test\r\nA:1\r\nb:  2 \t\r\n"
+            + "X-GONE: x\r\nC:3\r\nTE: trailers\r\nclose: named\r\nD:\r\ne-e:\t5\r\nKeep-Alive: 1\r\n\r\n"
+        #expect(upstream(text) == "GET / HTTP/1.1\r\nHost: a.test\r\nA:1\r\nb:  2 \t\r\nC:3\r\nD:\r\ne-e:\t5\r\n"
+            + "Via: 1.1 ipdirect\r\n\r\n")
+        #expect(client("HTTP/1.1 200 OK\r\nA: 1\r\nConnection: x-b\r\nX-B: 2\r\nC: 3 \r\n\r\n")
+            == "HTTP/1.1 200 OK\r\nA: 1\r\nC: 3 \r\nVia: 1.1 ipdirect\r\n\r\n")
+    }
+
+    @Test func dropsFieldsNamedByConnectionEvenWhenTheyAreNotHopByHop() {
+        #expect(upstream("GET / HTTP/1.1\r\nHost: a.test\r\nConnection: Via, expect\r\nVia: 1.1 x\r\n"
+            + "Expect: 100-continue\r\nX: y\r\n\r\n")
+            == "GET / HTTP/1.1\r\nHost: a.test\r\nX: y\r\nVia: 1.1 ipdirect\r\n\r\n")
+        #expect(client("HTTP/1.1 200 OK\r\nHost: odd.test\r\nConnection: host\r\nContent-Length: 0\r\n\r\n")
+            == "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nVia: 1.1 ipdirect\r\n\r\n")
+    }
+
+    @Test(arguments: [100, 103, 200, 204, 304, 404, 599])
+    func writesTheStatusCodeAsThreeDigits(status: Int) {
+        #expect(client("HTTP/1.1 \(status) X\r\n\r\n", to: .head)?.hasPrefix("HTTP/1.1 \(status) X\r\n") == true)
+    }
+
+    @Test func forwardsAHeadWithoutFieldsAndOneWithOnlyDroppedFields() {
+        #expect(client("HTTP/1.1 200 OK\r\n\r\n") == "HTTP/1.1 200 OK\r\nVia: 1.1 ipdirect\r\n\r\n")
+        #expect(upstream("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nTE: x\r\n\r\n", close: true)
+            == "GET / HTTP/1.1\r\nHost: a.test\r\nVia: 1.1 ipdirect\r\nConnection: close\r\n\r\n")
+    }
 }
