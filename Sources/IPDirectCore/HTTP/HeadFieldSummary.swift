@@ -93,10 +93,7 @@ struct HeadFieldSummary {
     /// RFC 9110 §7.2: empty (for targets without authority) or `uri-host [ ":" port ]`.
     private static func hostFailure(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
         if value.isEmpty { return nil }
-        if case .failure(let failure) = URIAuthority.parse(bytes, value, portRequired: false) {
-            return .invalidHost(failure)
-        }
-        return nil
+        return URIAuthority.check(bytes, value, portRequired: false).map(Failure.invalidHost)
     }
 
     /// RFC 9112 §6.3 item 5: one Content-Length of 1*DIGIT. Repeated fields, lists ("5, 5"), signs and

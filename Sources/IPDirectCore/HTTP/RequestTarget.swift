@@ -83,7 +83,7 @@ extension RequestTarget {
         -> Result<RequestTarget, HTTPParseError>
     {
         guard let schemePrefix = schemePrefix(bytes, range) else {
-            if case .success = URIAuthority.parse(bytes, range, portRequired: true) {
+            if URIAuthority.check(bytes, range, portRequired: true) == nil {
                 return .failure(.badRequest("authority-form is only valid for CONNECT"))
             }
             return .failure(.badRequest("invalid request target"))
@@ -99,7 +99,7 @@ extension RequestTarget {
             uriScheme = .https
         } else {
             // "localhost:8080" reads as scheme "localhost": say what the client most likely meant.
-            if !hasAuthority, case .success = URIAuthority.parse(bytes, range, portRequired: true) {
+            if !hasAuthority, URIAuthority.check(bytes, range, portRequired: true) == nil {
                 return .failure(.badRequest("authority-form is only valid for CONNECT"))
             }
             return .failure(.badRequest("unsupported URI scheme"))

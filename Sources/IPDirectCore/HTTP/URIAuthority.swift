@@ -49,14 +49,41 @@ struct URIAuthority: Equatable {
     static func parse(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, portRequired: Bool)
         -> Result<URIAuthority, Failure>
     {
+        switch scan(bytes, range, portRequired: portRequired) {
+        case .success(let (.name(name), port)):
+            return .success(URIAuthority(host: bytes.lowercasedString(name), port: port))
+        case .success(let (.ipv6(text), port)):
+            return .success(URIAuthority(host: text, port: port))
+        case .failure(let failure):
+            return .failure(failure)
+        }
+    }
+
+    /// Checks an authority exactly as `parse` does, without copying its host out: for a Host field, whose
+    /// value is forwarded or replaced but never looked up.
+    static func check(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, portRequired: Bool) -> Failure? {
+        if case .failure(let failure) = scan(bytes, range, portRequired: portRequired) { return failure }
+        return nil
+    }
+
+    /// A checked host: a reg-name or IPv4 literal where it lies, or an IPv6 literal's lower-cased text (which
+    /// had to be made to check it).
+    private enum Host {
+        case name(Range<Int>)
+        case ipv6(String)
+    }
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, portRequired: Bool)
+        -> Result<(Host, UInt16?), Failure>
+    {
         guard !range.isEmpty else { return .failure(.missingHost) }
         for index in range where bytes[index] == HTTPByte.at { return .failure(.userinfo) }
-        let host: String
+        let host: Host
         let hostEnd: Int
         if bytes[range.lowerBound] == HTTPByte.openBracket {
             switch parseIPLiteral(bytes, range) {
             case .success(let (literal, end)):
-                host = literal
+                host = .ipv6(literal)
                 hostEnd = end
             case .failure(let failure):
                 return .failure(failure)
@@ -67,14 +94,14 @@ struct URIAuthority: Equatable {
             hostEnd = index
             if hostEnd < range.upperBound, bytes[hostEnd] != HTTPByte.colon { return .failure(.invalidHost) }
             if let failure = checkHostName(bytes, range.lowerBound..<hostEnd) { return .failure(failure) }
-            host = bytes.lowercasedString(range.lowerBound..<hostEnd)
+            host = .name(range.lowerBound..<hostEnd)
         }
         guard hostEnd < range.upperBound else {
-            return portRequired ? .failure(.missingPort) : .success(URIAuthority(host: host, port: nil))
+            return portRequired ? .failure(.missingPort) : .success((host, nil))
         }
         guard bytes[hostEnd] == HTTPByte.colon else { return .failure(.invalidHost) }
         switch parsePort(bytes, hostEnd + 1..<range.upperBound) {
-        case .success(let port): return .success(URIAuthority(host: host, port: port))
+        case .success(let port): return .success((host, port))
         case .failure(let failure): return .failure(failure)
         }
     }
