@@ -155,23 +155,28 @@ struct HeadFieldSummary {
                 failure = .invalidConnectionToken
                 return false
             }
+            // The usual tokens are appended as literals, which costs no copy.
             switch KnownField(bytes, name: element) {
             case .contentLength?, .transferEncoding?:
                 failure = .connectionNamesFramingField
                 return false
             case .keepAlive?:
                 connection.keepAlive = true
+                connectionTokens.append("keep-alive")
             case .upgrade?:
                 connection.upgrade = true
+                connectionTokens.append("upgrade")
             case let named? where named.isHopByHop:
-                break
+                connectionTokens.append(bytes.lowercasedString(element))
             default:
+                connection.namesOtherFields = true
                 if element.count == 5 && bytes.tokenEqualsLowercase(at: element.lowerBound, "close") {
                     connection.close = true
+                    connectionTokens.append("close")
+                } else {
+                    connectionTokens.append(bytes.lowercasedString(element))
                 }
-                connection.namesOtherFields = true
             }
-            connectionTokens.append(bytes.lowercasedString(element))
             return true
         }
         return failure

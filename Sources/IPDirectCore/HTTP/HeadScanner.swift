@@ -96,10 +96,11 @@ enum HeadScanner {
         while index < end, HTTPByte.isWhitespace(bytes[index]) { index += 1 }
         let valueStart = index
         while true {
-            if end - index >= ValueWord.length {
-                let plain = ValueWord.plainPrefixLength(bytes, at: index)
+            // Most of a head is values, and most value bytes need no decision one by one.
+            if end - index >= HTTPByteWord.length {
+                let plain = HTTPByteWord.valuePrefixLength(bytes, at: index)
                 index += plain
-                if plain == ValueWord.length { continue }
+                if plain == HTTPByteWord.length { continue }
             }
             guard index < end else { return .incomplete }
             let byte = bytes[index]
@@ -117,28 +118,6 @@ enum HeadScanner {
             while valueEnd > valueStart, HTTPByte.isWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
             let field = HeaderField(name: start..<nameEnd, value: valueStart..<valueEnd)
             return .field(field, next: index + HTTPByte.crlfLength)
-        }
-    }
-
-    /// Field values read eight bytes at a time: most of a head is values, and most value bytes are visible
-    /// characters or SP, which need no decision one by one.
-    enum ValueWord {
-        static let length = MemoryLayout<UInt64>.size
-        private static let ones: UInt64 = 0x0101_0101_0101_0101
-        private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-        /// How many of the eight bytes at `index` are SP or visible (VCHAR, obs-text) before the first that is
-        /// not (a CTL: HTAB, CR, LF, DEL and the rest); 8 when all are. The caller checks that eight bytes are
-        /// there.
-        @inline(__always)
-        static func plainPrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            // A byte's high bit is set here when the byte is below SP: subtracting SP borrows only from such a
-            // byte, so the lowest flagged byte is always a real one, which is all the count needs.
-            let belowSpace = (word &- ones &* UInt64(HTTPByte.space)) & ~word & highBits
-            let xorDelete = word ^ (ones &* UInt64(HTTPByte.delete))
-            let isDelete = (xorDelete &- ones) & ~xorDelete & highBits
-            return (belowSpace | isDelete).trailingZeroBitCount / 8
         }
     }
 

@@ -17,7 +17,20 @@ struct RequestLine {
         guard bytes[index] == HTTPByte.space else { return .failure(.badRequest("invalid method")) }
         index += 1
         let targetStart = index
-        while index < line.upperBound, bytes[index] != HTTPByte.space { index += 1 }
+        // The target ends at the next SP; its characters are checked on the way, but a bad one is reported
+        // only after the version, as it always was.
+        var targetHasInvalidByte = false
+        while index < line.upperBound {
+            if line.upperBound - index >= HTTPByteWord.length {
+                let valid = HTTPByteWord.targetPrefixLength(bytes, at: index)
+                index += valid
+                if valid == HTTPByteWord.length { continue }
+            }
+            let byte = bytes[index]
+            if byte == HTTPByte.space { break }
+            if !HTTPByte.isTargetChar(byte) { targetHasInvalidByte = true }
+            index += 1
+        }
         let targetBytes = targetStart..<index
         guard !targetBytes.isEmpty else {
             return .failure(.badRequest(index < line.upperBound ? "extra space in request line"
@@ -37,6 +50,7 @@ struct RequestLine {
             return .failure(.badRequest(versionBytes.contains(where: { bytes[$0] == HTTPByte.space })
                 ? "extra space in request line" : "invalid HTTP version"))
         }
+        if targetHasInvalidByte { return .failure(.badRequest("invalid character in request target")) }
         let method = HTTPMethod(bytes, methodBytes)
         switch RequestTarget.parse(bytes, targetBytes, method: method) {
         case .success(let target):

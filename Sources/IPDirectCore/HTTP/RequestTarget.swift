@@ -50,14 +50,12 @@ extension RequestTarget: CustomStringConvertible {
 }
 
 extension RequestTarget {
-    /// Parses the request-target bytes of a request line for `method`.
+    /// Parses the request-target bytes of a request line for `method`; the request line has checked that they
+    /// are all `HTTPByte.isTargetChar`.
     static func parse(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, method: HTTPMethod)
         -> Result<RequestTarget, HTTPParseError>
     {
         guard !range.isEmpty else { return .failure(.badRequest("missing request target")) }
-        for index in range where !HTTPByte.isTargetChar(bytes[index]) {
-            return .failure(.badRequest("invalid character in request target"))
-        }
         let first = bytes[range.lowerBound]
         if method == .connect {
             // RFC 9112 §3.2.3: CONNECT takes only host:port.
