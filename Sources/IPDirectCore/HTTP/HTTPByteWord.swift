@@ -30,6 +30,13 @@ enum HTTPByteWord {
         return flagged.trailingZeroBitCount / 8
     }
 
+    /// Anything but CR and LF: the bytes of a start line before its end, whose grammar is checked afterwards.
+    @inline(__always)
+    static func lineTextPrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
+        let word = load(bytes, at: index)
+        return (equal(HTTPByte.cr, word) | equal(HTTPByte.lf, word)).trailingZeroBitCount / 8
+    }
+
     @inline(__always)
     private static func load(_ bytes: UnsafeRawBufferPointer, at index: Int) -> UInt64 {
         UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))

@@ -57,6 +57,11 @@ enum HeadScanner {
     static func findLineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> LineEnd {
         var index = start
         while index < end {
+            if end - index >= HTTPByteWord.length {
+                let text = HTTPByteWord.lineTextPrefixLength(bytes, at: index)
+                index += text
+                if text == HTTPByteWord.length { continue }
+            }
             let byte = bytes[index]
             if byte == HTTPByte.cr {
                 guard index + 1 < end else { return .incomplete }

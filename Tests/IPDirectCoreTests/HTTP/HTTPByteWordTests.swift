@@ -29,4 +29,10 @@ import Testing
     @Test func countsTheRequestTargetBytesBeforeTheFirstOtherByte() {
         checkEveryByteAtEveryPosition(HTTPByte.isTargetChar) { HTTPByteWord.targetPrefixLength($0, at: 0) }
     }
+
+    @Test func countsTheStartLineBytesBeforeTheFirstCROrLF() {
+        checkEveryByteAtEveryPosition({ $0 != HTTPByte.cr && $0 != HTTPByte.lf }) {
+            HTTPByteWord.lineTextPrefixLength($0, at: 0)
+        }
+    }
 }
