@@ -137,8 +137,9 @@ enum HeadScanner {
     }
 
     enum Fields {
-        /// `headLength` counts from the start of the buffer through the final CRLF CRLF.
-        case complete([HeaderField], headLength: Int)
+        /// The field lines are in the caller's array; `headLength` counts from the start of the buffer
+        /// through the final CRLF CRLF.
+        case complete(headLength: Int)
         case incomplete
         case invalid(Failure)
     }
@@ -146,14 +147,15 @@ enum HeadScanner {
     /// Field lines most heads fit in without the array growing.
     static let typicalFieldCount = 24
 
-    /// Scans field lines from `start` up to and including the empty line that ends the head, classifying
-    /// each name once and handing each line to `summary` as it is found.
+    /// Scans field lines from `start` up to and including the empty line that ends the head into `fields`
+    /// (emptied first, its storage kept when nothing else holds it), classifying each name once and handing
+    /// each line to `summary` as it is found.
     /// Nothing past `limits.maxHeadBytes` is looked at: a head that has not ended there is too large.
     static func scanFields(_ bytes: UnsafeRawBufferPointer, from start: Int, limits: HTTPHeadLimits,
-                           into summary: inout HeadFieldSummary) -> Fields
+                           into fields: inout [HeaderField], summary: inout HeadFieldSummary) -> Fields
     {
         let end = min(bytes.count, limits.maxHeadBytes)
-        var fields: [HeaderField] = []
+        fields.removeAll(keepingCapacity: true)
         fields.reserveCapacity(min(typicalFieldCount, limits.maxFieldCount))
         var position = start
         while true {
@@ -165,7 +167,7 @@ enum HeadScanner {
                 fields.append(field)
                 position = next
             case .endOfSection(let next):
-                return .complete(fields, headLength: next)
+                return .complete(headLength: next)
             case .incomplete:
                 return bytes.count > limits.maxHeadBytes ? .invalid(.headTooLarge) : .incomplete
             case .invalid(let failure):

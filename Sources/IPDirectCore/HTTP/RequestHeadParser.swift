@@ -6,6 +6,15 @@ public enum RequestHeadParser {
     /// request line has not ended there (its target is what is long), 431 when the header fields have not.
     /// A request line or field line that is already wrong is refused before the head is complete.
     public static func parse(_ bytes: UnsafeRawBufferPointer, limits: HTTPHeadLimits) -> RequestHeadParseResult {
+        var fieldStorage: [HeaderField] = []
+        return parse(bytes, limits: limits, fieldStorage: &fieldStorage)
+    }
+
+    /// `parse`, with the head's fields kept in `fieldStorage`: a connection that passes the same array for
+    /// every head, and drops each head before the next, allocates field storage once instead of per head.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, limits: HTTPHeadLimits,
+                             fieldStorage: inout [HeaderField]) -> RequestHeadParseResult
+    {
         let lineStart: Int
         switch requestLineStart(bytes) {
         case .start(let start): lineStart = start
@@ -29,9 +38,11 @@ public enum RequestHeadParser {
             return .invalid(error(failure))
         }
         var summary = HeadFieldSummary(checkHost: true)
-        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &summary) {
-        case .complete(let fields, let headLength):
-            return interpret(requestLine, fields, summary, headLength: headLength)
+        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &fieldStorage,
+                                      summary: &summary)
+        {
+        case .complete(let headLength):
+            return interpret(requestLine, fieldStorage, summary, headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):

@@ -5,6 +5,14 @@ public enum ResponseHeadParser {
     public static func parse(_ bytes: UnsafeRawBufferPointer, requestMethod: HTTPMethod, limits: HTTPHeadLimits)
         -> ResponseHeadParseResult
     {
+        var fieldStorage: [HeaderField] = []
+        return parse(bytes, requestMethod: requestMethod, limits: limits, fieldStorage: &fieldStorage)
+    }
+
+    /// `parse`, with the head's fields kept in `fieldStorage`, as `RequestHeadParser.parse` does.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, requestMethod: HTTPMethod, limits: HTTPHeadLimits,
+                             fieldStorage: inout [HeaderField]) -> ResponseHeadParseResult
+    {
         let end = min(bytes.count, limits.maxHeadBytes)
         let statusLine: StatusLine
         let fieldsStart: Int
@@ -21,9 +29,11 @@ public enum ResponseHeadParser {
             return .invalid(badGateway(failure))
         }
         var summary = HeadFieldSummary(checkHost: false)
-        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &summary) {
-        case .complete(let fields, let headLength):
-            return interpret(statusLine, fields, summary, requestMethod: requestMethod, headLength: headLength)
+        switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &fieldStorage,
+                                      summary: &summary)
+        {
+        case .complete(let headLength):
+            return interpret(statusLine, fieldStorage, summary, requestMethod: requestMethod, headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):

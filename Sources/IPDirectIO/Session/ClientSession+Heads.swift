@@ -49,7 +49,8 @@ extension ClientSession {
             return false
         }
         guard let start = evbuffer_pullup(clientInput, peek) else { return false }
-        switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits) {
+        switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits,
+                                       fieldStorage: &headFields) {
         case .incomplete:
             headBytesWithoutNewline = peek
             perform(machine.headIncomplete(levels, now: now))
@@ -104,7 +105,8 @@ extension ClientSession {
             guard let start = evbuffer_pullup(input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             let now = MonotonicClock.nowMicros()
-            switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits) {
+            switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits,
+                                            fieldStorage: &headFields) {
             case .incomplete:
                 return perform(machine.responseHeadIncomplete())
             case .invalid(let failure):
