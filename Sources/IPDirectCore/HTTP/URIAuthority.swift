@@ -77,7 +77,16 @@ struct URIAuthority: Equatable {
         -> Result<(Host, UInt16?), Failure>
     {
         guard !range.isEmpty else { return .failure(.missingHost) }
-        for index in range where bytes[index] == HTTPByte.at { return .failure(.userinfo) }
+        let result = scanWithoutUserinfo(bytes, range, portRequired: portRequired)
+        // No host or port character is '@', so only an authority that fails can hold userinfo; that is the
+        // failure to report, wherever the '@' is.
+        if case .failure = result, range.contains(where: { bytes[$0] == HTTPByte.at }) { return .failure(.userinfo) }
+        return result
+    }
+
+    private static func scanWithoutUserinfo(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, portRequired: Bool)
+        -> Result<(Host, UInt16?), Failure>
+    {
         let host: Host
         let hostEnd: Int
         if bytes[range.lowerBound] == HTTPByte.openBracket {

@@ -18,4 +18,10 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: ["u@a.test", "u:p@a.test:80", "a.test:8@0", "[::1]@x", "@", "a.test@"])
+    func refusesUserinfoWhereverTheAtSignIs(authority: String) {
+        let bytes = Array(authority.utf8)
+        #expect(bytes.withUnsafeBytes { URIAuthority.check($0, 0..<$0.count, portRequired: false) } == .userinfo)
+    }
 }
