@@ -30,6 +30,22 @@ enum HTTPByteWord {
         return flagged.trailingZeroBitCount / 8
     }
 
+    /// ASCII letters, digits and '-': what nearly every field name is made of; the other tchars are left to the
+    /// caller's byte-by-byte test. Each byte is tested on its low seven bits, where adding a constant cannot
+    /// carry into the next byte, so this count is exact without the first-flag argument.
+    @inline(__always)
+    static func namePrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
+        let word = load(bytes, at: index)
+        let low = word & ~highBits
+        // Setting the case bit turns 'A'...'Z' into 'a'...'z' and no other byte into a letter.
+        let folded = low | ones &* UInt64(HTTPByte.asciiCaseBit)
+        let letter = atLeast(UInt8(ascii: "a"), folded) & ~atLeast(UInt8(ascii: "z") + 1, folded)
+        let digit = atLeast(UInt8(ascii: "0"), low) & ~atLeast(UInt8(ascii: "9") + 1, low)
+        let hyphen = ~((low ^ ones &* UInt64(UInt8(ascii: "-"))) &+ ones &* 0x7F) & highBits
+        let outside = ~((letter | digit | hyphen) & ~word) & highBits
+        return outside.trailingZeroBitCount / 8
+    }
+
     /// Anything but CR and LF: the bytes of a start line before its end, whose grammar is checked afterwards.
     @inline(__always)
     static func lineTextPrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
@@ -40,6 +56,12 @@ enum HTTPByteWord {
     @inline(__always)
     private static func load(_ bytes: UnsafeRawBufferPointer, at index: Int) -> UInt64 {
         UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+    }
+
+    /// Flags the bytes of `low` (high bits clear) that are at least `limit` (at most 128), exactly.
+    @inline(__always)
+    private static func atLeast(_ limit: UInt8, _ low: UInt64) -> UInt64 {
+        (low &+ ones &* UInt64(0x80 - limit)) & highBits
     }
 
     /// Flags the bytes below `limit` (at most 128).

@@ -90,7 +90,15 @@ enum HeadScanner {
             return bytes[start + 1] == HTTPByte.lf ? .endOfSection(next: start + HTTPByte.crlfLength) : .invalid(.bareCR)
         }
         var index = start
-        while index < end, HTTPByte.isTokenChar(bytes[index]) { index += 1 }
+        while true {
+            if end - index >= HTTPByteWord.length {
+                let common = HTTPByteWord.namePrefixLength(bytes, at: index)
+                index += common
+                if common == HTTPByteWord.length { continue }
+            }
+            guard index < end, HTTPByte.isTokenChar(bytes[index]) else { break }
+            index += 1
+        }
         guard index < end else { return .incomplete }
         let nameEnd = index
         let stop = bytes[index]

@@ -35,4 +35,10 @@ import Testing
             HTTPByteWord.lineTextPrefixLength($0, at: 0)
         }
     }
+
+    @Test func countsTheLettersDigitsAndHyphensOfAFieldNameBeforeAnyOtherByte() {
+        checkEveryByteAtEveryPosition({ HTTPByte.isAlpha($0) || HTTPByte.isDigit($0) || $0 == UInt8(ascii: "-") }) {
+            HTTPByteWord.namePrefixLength($0, at: 0)
+        }
+    }
 }
