@@ -17,7 +17,8 @@ HEADER_END = b"\r\n\r\n"
 
 PARTIAL = "partial"      # request head sent without its final empty line: the server waits for the rest
 KEPT_ALIVE = "kept-alive"  # one complete keep-alive request answered: the server waits for the next one
-MODES = (PARTIAL, KEPT_ALIVE)
+SILENT = "silent"        # nothing sent at all, as browsers open connections ahead of use: the server waits
+MODES = (PARTIAL, KEPT_ALIVE, SILENT)
 
 
 class IdleResult:
@@ -65,7 +66,8 @@ def measure_idle(daemon, port, request_target, host, count, mode):
             for _ in range(min(CONNECT_BATCH, count - len(sockets))):
                 connection = connect(port)
                 sockets.append(connection)
-                connection.sendall(partial_request if mode == PARTIAL else complete_request)
+                if mode != SILENT:
+                    connection.sendall(partial_request if mode == PARTIAL else complete_request)
             time.sleep(CONNECT_BATCH_PAUSE_SECONDS)
         if mode == KEPT_ALIVE:
             for connection in sockets:

@@ -52,6 +52,7 @@ FIGURES = [
     Figure("latency p99 ms (1 connection)", lambda r: r.latency.p99_ms, 3, "lower"),
     Figure("RSS KiB per idle connection (partial request head)", _idle_kib(idle.PARTIAL), 1, "lower"),
     Figure("RSS KiB per idle connection (after a keep-alive request)", _idle_kib(idle.KEPT_ALIVE), 1, "lower"),
+    Figure("RSS KiB per accepted idle connection that sent nothing", _idle_kib(idle.SILENT), 1, "lower"),
     Figure("file descriptors per idle CONNECT tunnel", lambda r: r.idle_tunnels.descriptors_per_tunnel, 2, "lower",
            needs=(HTTP_PROXY, CONNECT)),
     Figure("RSS KiB per idle CONNECT tunnel", lambda r: r.idle_tunnels.kib_per_tunnel, 1, "lower",
