@@ -116,6 +116,12 @@ struct BufferedSocket: ~Copyable {
 
     // MARK: - Flow
 
+    /// Reads what the socket holds now, as its read event does when it fires; the callbacks follow as then.
+    /// Only for a plain socket that is reading.
+    func readReady() {
+        PlainSocketReader.readReady(raw!, fd: fd)
+    }
+
     var isReading: Bool { bufferevent_get_enabled(raw!) & Int16(EV_READ) != 0 }
 
     func pauseReading() { bufferevent_disable(raw!, Int16(EV_READ)) }

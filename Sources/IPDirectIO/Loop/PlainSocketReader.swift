@@ -22,6 +22,11 @@ enum PlainSocketReader {
         PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what)
     }
 
+    /// One read now, as when the read event fires: for a socket already known readable.
+    static func readReady(_ bufferevent: OpaquePointer, fd: Int32) {
+        read(bufferevent, fd: fd, what: Int16(EV_READ))
+    }
+
     private static func read(_ bufferevent: OpaquePointer, fd: Int32, what: Int16) {
         // EV_TIMEOUT together with EV_READ means bytes arrived as the timeout fell due: read them.
         if what == Int16(EV_TIMEOUT) {

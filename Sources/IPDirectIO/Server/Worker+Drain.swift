@@ -19,12 +19,13 @@ extension Worker {
         var closedIdle = 0
         for session in Array(sessions.values) where session.drain() { closedIdle += 1 }
         closedIdle += parkedClients.drain()
+        closedIdle += drainSilentClients()
         Logger.info("worker=\(index) event=draining closed_idle=\(closedIdle) in_flight=\(sessions.count)")
         reportIfDrained()
     }
 
     func reportIfDrained() {
-        guard sessions.isEmpty, parkedClients.count == 0, let finished = drainFinished else { return }
+        guard sessions.isEmpty, parkedClients.count == 0, silentClients.isEmpty, let finished = drainFinished else { return }
         drainFinished = nil
         finished()
     }

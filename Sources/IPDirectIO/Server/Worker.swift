@@ -34,6 +34,8 @@ final class Worker {
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
     private(set) var dnsListeners: DNSWorkerListeners?
     var sessions: [ObjectIdentifier: ClientSession] = [:]
+    /// Accepted connections that have sent nothing yet, waiting with no session (Worker+SilentClients).
+    var silentClients: [ObjectIdentifier: SilentClient] = [:]
     /// Kept-alive connections waiting between requests with no session (Worker+Parking).
     private(set) lazy var parkedClients = ParkedClients(worker: self)
     /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
@@ -112,6 +114,7 @@ final class Worker {
         base.dispatch()
         dnsListeners?.close()
         for session in Array(sessions.values) { session.close() }
+        closeSilentClients()
         parkedClients.closeAll()
         pool.closeAll()
         pipes.closeIdle()
@@ -149,23 +152,17 @@ final class Worker {
             Glibc.close(fd)
             return
         }
-        guard let client = BufferedSocket(socket: fd, base: base) else {
-            Glibc.close(fd)
-            gate.leave()
-            return
-        }
         nextSessionNumber += 1
-        let session = ClientSession(worker: self, id: UInt64(index) << 48 | nextSessionNumber, client: client, peerAddress: peerAddress)
-        sessions[ObjectIdentifier(session)] = session
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
-        session.start()
+        // Buffers and a session wait for the first bytes: many connections are opened ahead of use.
+        awaitFirstBytes(fd: fd, id: UInt64(index) << 48 | nextSessionNumber, peerAddress: peerAddress)
     }
 
     func sessionEnded(_ session: ClientSession) {
         if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil { connectionEnded() }
     }
 
-    /// One client connection fewer, whether it ended as a session or parked; while draining, perhaps the last.
+    /// One client connection fewer, whether it ended as a session, parked or silent; while draining, perhaps the last.
     func connectionEnded() {
         metrics.update { $0.connectionsActive -= 1 }
         gate.leave()

@@ -54,9 +54,9 @@ final class ClientSession {
     /// parsed, so its storage is allocated once per connection.
     var headFields: [HeaderField] = []
 
-    /// A new connection: its machine starts from the worker's current settings.
-    convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?) {
-        let configuration = worker.connectionSettings
+    /// A new connection: its machine starts from the settings it was accepted under.
+    convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
+                     configuration: ConnectionSettings) {
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
         self.init(worker: worker, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
                   machine: SessionMachine(rules: configuration.rules, clientPermitted: permitted,
@@ -91,9 +91,17 @@ final class ClientSession {
         return levels
     }
 
-    func start() {
+    /// A connection that waited for its first bytes without a session: its head deadline runs from the accept.
+    func start(after wait: FirstBytesWait) {
         attachClient()
-        perform(machine.started(now: MonotonicClock.nowMicros()))
+        perform(machine.started(after: wait, now: MonotonicClock.nowMicros()))
+    }
+
+    /// The client's socket is known to be readable: read it now, as its read event would on the next turn
+    /// of the loop, which would cost one more epoll_wait.
+    func readReadyClient() {
+        guard !isClosed else { return }
+        client.readReady()
     }
 
     /// Takes the client's socket over and reads from it from now on.

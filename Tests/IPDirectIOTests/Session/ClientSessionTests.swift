@@ -14,12 +14,13 @@ import IPDirectTesting
     /// Longer than a kept-alive connection waits before it parks (`SessionRules.parkAfterMillis`).
     static let idleLongEnoughToParkMillis = 50
 
-    static func config(originPort: UInt16) throws -> Config {
+    static func config(originPort: UInt16, proxyKeys: String = "") throws -> Config {
         try Config.parse("""
             [proxy]
             workers = 1
             listen = ["127.0.0.1:0"]
             access_log = "off"
+            \(proxyKeys)
             [resolver]
             order = ["hosts"]
             [hosts]
