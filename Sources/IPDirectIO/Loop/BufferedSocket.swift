@@ -22,9 +22,10 @@ struct BufferedSocket: ~Copyable {
     }
 
     /// A plain socket on `fd` (or, with -1, one to `connect(to:)` later) that closes the socket when freed.
+    /// An accepted socket reads compactly; one this side connects reads in bulk (`PlainSocketReader.Sizing`).
     init?(socket fd: Int32, base: EventBase) {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
-        PlainSocketReader.install(on: raw)
+        PlainSocketReader.install(on: raw, sizing: .compact)
         self.raw = raw
     }
 
@@ -110,16 +111,16 @@ struct BufferedSocket: ~Copyable {
     func connect(to address: SocketAddress) -> Bool {
         let started = address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
         // Setting the new descriptor gave the read event back to libevent's reader.
-        PlainSocketReader.install(on: raw!)
+        PlainSocketReader.install(on: raw!, sizing: .bulk)
         return started
     }
 
     // MARK: - Flow
 
     /// Reads what the socket holds now, as its read event does when it fires; the callbacks follow as then.
-    /// Only for a plain socket that is reading.
+    /// Only for an accepted plain socket that is reading.
     func readReady() {
-        PlainSocketReader.readReady(raw!, fd: fd)
+        PlainSocketReader.readReady(raw!, fd: fd, sizing: .compact)
     }
 
     var isReading: Bool { bufferevent_get_enabled(raw!) & Int16(EV_READ) != 0 }

@@ -10,24 +10,40 @@ enum PlainSocketReader {
     /// The most one read takes: libevent's own cap (EVBUFFER_MAX_READ, 4096) less the header of the chain
     /// the bytes land in, so a chain made for one read is a 4 KiB allocation rather than 8 KiB.
     static var readLimit: Int { 4096 - 64 }
+    /// What a compact read lands in the input directly: libevent's smallest chain (1 KiB) less its header.
+    static var compactReservation: Int { 1024 - 64 }
+
+    /// Where a read's bytes land.
+    enum Sizing {
+        /// Room for the whole read is reserved in the input: for a socket whose bytes are mostly bodies.
+        case bulk
+        /// At most a small chain is reserved, and bytes past it come through a buffer on the stack: for a
+        /// socket that accepted a client, whose first read is a head that may wait half-sent for a long time
+        /// and should then hold 1 KiB, not 4.
+        case compact
+    }
 
     /// Installs the reader on a plain bufferevent; again whenever libevent has set its descriptor. False when
     /// the bufferevent is not laid out as libevent 2.1's: it then keeps libevent's reader.
     @discardableResult
-    static func install(on bufferevent: OpaquePointer) -> Bool {
-        ipd_bufferevent_set_reader(bufferevent, routine) != 0
+    static func install(on bufferevent: OpaquePointer, sizing: Sizing) -> Bool {
+        ipd_bufferevent_set_reader(bufferevent, sizing == .bulk ? bulkRoutine : compactRoutine) != 0
     }
 
-    private static let routine: event_callback_fn = { fd, what, context in
-        PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what)
+    private static let bulkRoutine: event_callback_fn = { fd, what, context in
+        PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what, sizing: .bulk)
+    }
+
+    private static let compactRoutine: event_callback_fn = { fd, what, context in
+        PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what, sizing: .compact)
     }
 
     /// One read now, as when the read event fires: for a socket already known readable.
-    static func readReady(_ bufferevent: OpaquePointer, fd: Int32) {
-        read(bufferevent, fd: fd, what: Int16(EV_READ))
+    static func readReady(_ bufferevent: OpaquePointer, fd: Int32, sizing: Sizing) {
+        read(bufferevent, fd: fd, what: Int16(EV_READ), sizing: sizing)
     }
 
-    private static func read(_ bufferevent: OpaquePointer, fd: Int32, what: Int16) {
+    private static func read(_ bufferevent: OpaquePointer, fd: Int32, what: Int16, sizing: Sizing) {
         // EV_TIMEOUT together with EV_READ means bytes arrived as the timeout fell due: read them.
         if what == Int16(EV_TIMEOUT) {
             fail(bufferevent, Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
@@ -35,7 +51,8 @@ enum PlainSocketReader {
         }
         let input = bufferevent_get_input(bufferevent)!
         guard let limit = readAllowance(bufferevent, input: input) else { return }
-        let received = receive(into: input, from: fd, limit: limit)
+        let received = receive(into: input, from: fd, limit: limit,
+                               reserving: sizing == .bulk ? limit : compactReservation)
         if received > 0 {
             bufferevent_trigger(bufferevent, Int16(EV_READ), 0)
         } else if received == 0 {
@@ -64,32 +81,44 @@ enum PlainSocketReader {
         return limit
     }
 
-    /// One readv(2) into space reserved at the end of `input`; returns its result (errno set when negative).
+    /// One readv(2) of up to `limit` bytes, into at most `reserving` bytes reserved at the end of `input` and,
+    /// past them, a buffer on the stack whose bytes are then added to `input`; returns the readv's result
+    /// (errno set when negative).
     @inline(__always)
-    private static func receive(into input: OpaquePointer, from fd: Int32, limit: Int) -> Int {
+    private static func receive(into input: OpaquePointer, from fd: Int32, limit: Int, reserving: Int) -> Int {
         // The input's end is frozen outside reads, so nothing but the reader appends to it.
         evbuffer_unfreeze(input, 0)
         defer { evbuffer_freeze(input, 0) }
-        // libevent's evbuffer_iovec is struct iovec itself here, so the reserved space goes to readv as it is.
-        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { space in
-            var count = evbuffer_reserve_space(input, limit, space.baseAddress, 2)
-            guard count > 0 else {
-                errno = ENOMEM
-                return -1
+        let reserved = min(limit, reserving)
+        return withUnsafeTemporaryAllocation(byteCount: limit - reserved, alignment: 16) { overflow in
+            // libevent's evbuffer_iovec is struct iovec itself here, so the reserved space goes to readv as it is.
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { space in
+                var count = Int(evbuffer_reserve_space(input, reserved, space.baseAddress, 2))
+                guard count > 0 else {
+                    errno = ENOMEM
+                    return -1
+                }
+                // The reservation may be larger than asked; the read must not be (watermarks, fairness).
+                space[0].iov_len = min(space[0].iov_len, reserved)
+                if count == 2 {
+                    space[1].iov_len = min(space[1].iov_len, reserved - space[0].iov_len)
+                    if space[1].iov_len == 0 { count = 1 }
+                }
+                let inInput = count == 2 ? space[0].iov_len + space[1].iov_len : space[0].iov_len
+                let overflowing = limit > inInput && overflow.count > 0
+                if overflowing {
+                    space[count] = iovec(iov_base: overflow.baseAddress, iov_len: min(limit - inInput, overflow.count))
+                }
+                let received = readv(fd, space.baseAddress, Int32(overflowing ? count + 1 : count))
+                guard received > 0 else { return received }
+                let first = min(space[0].iov_len, received)
+                space[0].iov_len = first
+                let second = count == 2 ? min(space[1].iov_len, received - first) : 0
+                if count == 2 { space[1].iov_len = second }
+                evbuffer_commit_space(input, space.baseAddress, Int32(second > 0 ? 2 : 1))
+                if received > inInput { evbuffer_add(input, overflow.baseAddress, received - inInput) }
+                return received
             }
-            // The reservation may be larger than asked; the read must not be (watermarks, fairness).
-            space[0].iov_len = min(space[0].iov_len, limit)
-            if count == 2 {
-                space[1].iov_len = min(space[1].iov_len, limit - space[0].iov_len)
-                if space[1].iov_len == 0 { count = 1 }
-            }
-            let received = readv(fd, space.baseAddress, count)
-            guard received > 0 else { return received }
-            let first = min(space[0].iov_len, received)
-            space[0].iov_len = first
-            if received > first { space[1].iov_len = received - first }
-            evbuffer_commit_space(input, space.baseAddress, received > first ? 2 : 1)
-            return received
         }
     }
 

@@ -33,6 +33,34 @@ import IPDirectTesting
         #expect(bytes[..<1000].allSatisfy { $0 == UInt8(ascii: "a") } && bytes[1000...].allSatisfy { $0 == UInt8(ascii: "b") })
     }
 
+    @Test func anAcceptedSocketKeepsAShortHeadInASmallChain() throws {
+        let pair = try Pair()
+        pair.peerSends("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\n")
+        #expect(pair.run { pair.socket.inputLength == 55 })
+        #expect((1..<1024 - 55).contains(Self.roomAtEnd(of: pair.socket.input)))
+    }
+
+    @Test func anAcceptedSocketTakesBytesPastItsSmallChainInTheSameRead() throws {
+        let pair = try Pair()
+        let sent = String((0..<3_000).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
+        pair.peerSends(sent)
+        #expect(pair.run { pair.socket.inputLength == sent.utf8.count })
+        #expect(pair.owner.reads == 1)
+        var bytes = [UInt8](repeating: 0, count: sent.utf8.count)
+        evbuffer_remove(pair.socket.input, &bytes, bytes.count)
+        #expect(String(decoding: bytes, as: UTF8.self) == sent)
+    }
+
+    /// The free space after the last bytes of `input`'s last chain: what a read reserved there and left.
+    static func roomAtEnd(of input: OpaquePointer) -> Int {
+        // The reader keeps the input's end frozen between its reads.
+        evbuffer_unfreeze(input, 0)
+        defer { evbuffer_freeze(input, 0) }
+        var space = iovec()
+        guard evbuffer_reserve_space(input, 1, &space, 1) == 1 else { return -1 }
+        return space.iov_len
+    }
+
     @Test func endOfFileStopsReadingAndReachesTheOwnerAfterTheBytes() throws {
         let pair = try Pair()
         pair.peerSends("last words")
@@ -115,5 +143,7 @@ import IPDirectTesting
         shutdown(accepted, Int32(SHUT_WR))
         #expect(LoopDriver.run(base) { owner.events.contains { $0 & Int16(BEV_EVENT_EOF) != 0 } })
         #expect(socket.inputLength == 5)
+        // Its bytes are mostly bodies: a read reserves room for a whole read in the input.
+        #expect(Self.roomAtEnd(of: socket.input) >= PlainSocketReader.readLimit - 5)
     }
 }
