@@ -53,6 +53,8 @@ extension ClientSession {
                                        fieldStorage: &headFields) {
         case .incomplete:
             headBytesWithoutNewline = peek
+            // A client may leave a head half-sent for as long as the header timeout: it holds no field storage.
+            headFields = []
             perform(machine.headIncomplete(levels, now: now))
             return false
         case .invalid(let failure):
