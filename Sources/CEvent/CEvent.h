@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <errno.h>
+#include <stdlib.h>
 
 #include <event2/event.h>
 #include <event2/buffer.h>
@@ -112,6 +113,61 @@ static inline int ipd_bufferevent_set_reader(struct bufferevent *bev, event_call
     event_assign(read_event, bufferevent_get_base(bev), fd, EV_READ | EV_PERSIST | EV_FINALIZE, routine, bev);
     if (reading) bufferevent_enable(bev, EV_READ);
     return 1;
+}
+
+/* Reading pauses once the input holds `high` bytes and resumes when it falls below. libevent's own read
+ * watermark does the same, but its input callback re-enables reading (an event_add) on every change to the
+ * input, paused or not: several times per request. This one acts only when the input crosses the mark.
+ * bufferevent_suspend_read_ and bufferevent_unsuspend_read_ are exported by libevent 2.1 (bufferevent-internal.h)
+ * and are what its watermark uses, with the same reason flag (BEV_SUSPEND_WM, 1); libevent's own read
+ * watermark must then stay unset. A read may pass the mark by at most its own size. */
+void bufferevent_suspend_read_(struct bufferevent *bufev, ev_uint16_t what);
+void bufferevent_unsuspend_read_(struct bufferevent *bufev, ev_uint16_t what);
+struct ipd_read_limit {
+    struct bufferevent *bufferevent;
+    struct evbuffer_cb_entry *entry;
+    size_t high;
+    int paused;
+};
+static inline void ipd_read_limit_apply(struct ipd_read_limit *limit, size_t length) {
+    int over = limit->high != 0 && length >= limit->high;
+    if (over == limit->paused) return;
+    limit->paused = over;
+    if (over) bufferevent_suspend_read_(limit->bufferevent, 1);
+    else bufferevent_unsuspend_read_(limit->bufferevent, 1);
+}
+static void ipd_read_limit_input_changed(struct evbuffer *input, const struct evbuffer_cb_info *info, void *context) {
+    if (info->n_added == 0 && info->n_deleted == 0) return;
+    ipd_read_limit_apply((struct ipd_read_limit *)context, evbuffer_get_length(input));
+}
+/* A limit of `high` bytes (0: none) on `bev`'s input, checked against what it holds now; NULL when out of memory. */
+static inline struct ipd_read_limit *ipd_read_limit_new(struct bufferevent *bev, size_t high) {
+    struct ipd_read_limit *limit = calloc(1, sizeof *limit);
+    if (limit == NULL) return NULL;
+    limit->bufferevent = bev;
+    limit->entry = evbuffer_add_cb(bufferevent_get_input(bev), ipd_read_limit_input_changed, limit);
+    if (limit->entry == NULL) { free(limit); return NULL; }
+    limit->high = high;
+    ipd_read_limit_apply(limit, evbuffer_get_length(bufferevent_get_input(bev)));
+    return limit;
+}
+static inline void ipd_read_limit_set(struct ipd_read_limit *limit, size_t high) {
+    limit->high = high;
+    ipd_read_limit_apply(limit, evbuffer_get_length(bufferevent_get_input(limit->bufferevent)));
+}
+/* Before the bufferevent is freed: its input may outlive this call (a deferred free) and must not call back. */
+static inline void ipd_read_limit_free(struct ipd_read_limit *limit) {
+    evbuffer_remove_cb_entry(bufferevent_get_input(limit->bufferevent), limit->entry);
+    free(limit);
+}
+
+/* Where a compact read puts what passes its small reservation in the input, before it is added there: one
+ * buffer per thread (each loop reads on its own thread), because Swift takes a temporary buffer of more than
+ * 1 KiB from the heap on Linux, and a fixed-size Swift value is initialised byte by byte on every read. */
+enum { IPD_READ_OVERFLOW_BYTES = 3072 };
+static inline unsigned char *ipd_read_overflow(void) {
+    static __thread unsigned char bytes[IPD_READ_OVERFLOW_BYTES];
+    return bytes;
 }
 
 /* ioctl(2) is variadic, which Swift cannot call: bytes received on a socket and not yet read. */

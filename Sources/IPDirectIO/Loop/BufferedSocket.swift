@@ -11,9 +11,12 @@ import IPDirectCore
 struct BufferedSocket: ~Copyable {
     /// Nil once closed, released or handed off: an empty value owns nothing.
     private var raw: OpaquePointer?
+    /// Pauses reading at the read high watermark; made by the first `setWatermarks`.
+    private var readLimit: UnsafeMutablePointer<ipd_read_limit>?
 
-    private init(raw: OpaquePointer?) {
+    private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
         self.raw = raw
+        self.readLimit = readLimit
     }
 
     /// Owns nothing yet: for an owner whose socket comes later.
@@ -38,7 +41,7 @@ struct BufferedSocket: ~Copyable {
     }
 
     deinit {
-        if let raw { BufferedSocket.free(raw) }
+        if let raw { BufferedSocket.free(raw, readLimit) }
     }
 
     // MARK: - Ownership
@@ -56,8 +59,9 @@ struct BufferedSocket: ~Copyable {
 
     /// Moves the socket into the returned value and leaves this one empty.
     mutating func take() -> BufferedSocket {
-        let moved = BufferedSocket(raw: raw)
+        let moved = BufferedSocket(raw: raw, readLimit: readLimit)
         raw = nil
+        readLimit = nil
         return moved
     }
 
@@ -67,7 +71,8 @@ struct BufferedSocket: ~Copyable {
     mutating func close() {
         guard let raw else { return }
         self.raw = nil
-        BufferedSocket.free(raw)
+        BufferedSocket.free(raw, readLimit)
+        readLimit = nil
     }
 
     /// Frees the buffers but keeps the socket open, and returns its descriptor.
@@ -77,12 +82,14 @@ struct BufferedSocket: ~Copyable {
         let fd = bufferevent_getfd(raw)
         // With no fd left, freeing the bufferevent no longer closes the socket.
         bufferevent_setfd(raw, -1)
-        BufferedSocket.free(raw)
+        BufferedSocket.free(raw, readLimit)
+        readLimit = nil
         return fd
     }
 
-    private static func free(_ raw: OpaquePointer) {
+    private static func free(_ raw: OpaquePointer, _ readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
         bufferevent_setcb(raw, nil, nil, nil, nil)
+        if let readLimit { ipd_read_limit_free(readLimit) }
         bufferevent_free(raw)
     }
 
@@ -140,20 +147,20 @@ struct BufferedSocket: ~Copyable {
     /// Sends a FIN: the peer reads EOF once what is queued has been written by the kernel.
     func shutWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
-    /// Pauses reading once `high` bytes wait in the input (0: never); the drain callback runs when
-    /// the output falls to `drainAt` bytes.
-    func setWatermarks(readHigh high: Int, drainAt low: Int) {
-        bufferevent_setwatermark(raw!, Int16(EV_READ), 0, high)
+    /// Pauses reading once `high` bytes wait in the input (0: never), and resumes it below; the drain callback
+    /// runs when the output falls to `drainAt` bytes. libevent's read watermark is not used (`ipd_read_limit`).
+    mutating func setWatermarks(readHigh high: Int, drainAt low: Int) {
+        if let readLimit {
+            ipd_read_limit_set(readLimit, high)
+        } else {
+            guard let limit = ipd_read_limit_new(raw!, high) else { fatalError("out of memory for a read limit") }
+            readLimit = limit
+        }
         bufferevent_setwatermark(raw!, Int16(EV_WRITE), low, 0)
     }
 
     /// The input length at which reading pauses (0: never).
-    var readHighWater: Int {
-        var low = 0
-        var high = 0
-        _ = bufferevent_getwatermark(raw!, Int16(EV_READ), &low, &high)
-        return high
-    }
+    var readHighWater: Int { readLimit.map { Int($0.pointee.high) } ?? 0 }
 
     /// The drain callback runs only once the output is empty.
     func drainOnlyWhenEmpty() { bufferevent_setwatermark(raw!, Int16(EV_WRITE), 0, 0) }

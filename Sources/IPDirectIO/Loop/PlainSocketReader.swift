@@ -5,7 +5,8 @@ import Glibc
 /// the kernel with FIONREAD how much is waiting before every read, a second system call per read; this
 /// reader reserves room for up to `readLimit` bytes and reads once. Everything else follows libevent's own
 /// socket reader (bufferevent_sock.c): a timeout, EOF or error disables reading and reaches the owner's
-/// event callback, and read bytes reach its read callback subject to the read watermarks.
+/// event callback, and read bytes reach its read callback. Reading pauses at a read high watermark through
+/// `BufferedSocket.setWatermarks`, which suspends the read event, so a read here may pass the mark by one read.
 enum PlainSocketReader {
     /// The most one read takes: libevent's own cap (EVBUFFER_MAX_READ, 4096) less the header of the chain
     /// the bytes land in, so a chain made for one read is a 4 KiB allocation rather than 8 KiB.
@@ -17,7 +18,7 @@ enum PlainSocketReader {
     enum Sizing {
         /// Room for the whole read is reserved in the input: for a socket whose bytes are mostly bodies.
         case bulk
-        /// At most a small chain is reserved, and bytes past it come through a buffer on the stack: for a
+        /// At most a small chain is reserved, and bytes past it come through the thread's overflow buffer: for a
         /// socket that accepted a client, whose first read is a head that may wait half-sent for a long time
         /// and should then hold 1 KiB, not 4.
         case compact
@@ -50,7 +51,7 @@ enum PlainSocketReader {
             return
         }
         let input = bufferevent_get_input(bufferevent)!
-        guard let limit = readAllowance(bufferevent, input: input) else { return }
+        let limit = min(readLimit, bufferevent_get_max_single_read(bufferevent))
         let received = receive(into: input, from: fd, limit: limit,
                                reserving: sizing == .bulk ? limit : compactReservation)
         if received > 0 {
@@ -63,26 +64,8 @@ enum PlainSocketReader {
         }
     }
 
-    /// How many bytes this read may take: up to the read high watermark, when one is set. Nil when the
-    /// input is already at it (the watermark was lowered): setting it again suspends reading, as libevent does.
-    @inline(__always)
-    private static func readAllowance(_ bufferevent: OpaquePointer, input: OpaquePointer) -> Int? {
-        var limit = min(readLimit, bufferevent_get_max_single_read(bufferevent))
-        var low = 0
-        var high = 0
-        _ = bufferevent_getwatermark(bufferevent, Int16(EV_READ), &low, &high)
-        guard high > 0 else { return limit }
-        let room = high - evbuffer_get_length(input)
-        guard room > 0 else {
-            bufferevent_setwatermark(bufferevent, Int16(EV_READ), low, high)
-            return nil
-        }
-        limit = min(limit, room)
-        return limit
-    }
-
     /// One readv(2) of up to `limit` bytes, into at most `reserving` bytes reserved at the end of `input` and,
-    /// past them, a buffer on the stack whose bytes are then added to `input`; returns the readv's result
+    /// past them, the thread's overflow buffer (`ipd_read_overflow`), whose bytes are then added to `input`; returns the readv's result
     /// (errno set when negative).
     @inline(__always)
     private static func receive(into input: OpaquePointer, from fd: Int32, limit: Int, reserving: Int) -> Int {
@@ -90,35 +73,43 @@ enum PlainSocketReader {
         evbuffer_unfreeze(input, 0)
         defer { evbuffer_freeze(input, 0) }
         let reserved = min(limit, reserving)
-        return withUnsafeTemporaryAllocation(byteCount: limit - reserved, alignment: 16) { overflow in
-            // libevent's evbuffer_iovec is struct iovec itself here, so the reserved space goes to readv as it is.
-            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { space in
-                var count = Int(evbuffer_reserve_space(input, reserved, space.baseAddress, 2))
-                guard count > 0 else {
-                    errno = ENOMEM
-                    return -1
-                }
-                // The reservation may be larger than asked; the read must not be (watermarks, fairness).
-                space[0].iov_len = min(space[0].iov_len, reserved)
-                if count == 2 {
-                    space[1].iov_len = min(space[1].iov_len, reserved - space[0].iov_len)
-                    if space[1].iov_len == 0 { count = 1 }
-                }
-                let inInput = count == 2 ? space[0].iov_len + space[1].iov_len : space[0].iov_len
-                let overflowing = limit > inInput && overflow.count > 0
-                if overflowing {
-                    space[count] = iovec(iov_base: overflow.baseAddress, iov_len: min(limit - inInput, overflow.count))
-                }
-                let received = readv(fd, space.baseAddress, Int32(overflowing ? count + 1 : count))
-                guard received > 0 else { return received }
-                let first = min(space[0].iov_len, received)
-                space[0].iov_len = first
-                let second = count == 2 ? min(space[1].iov_len, received - first) : 0
-                if count == 2 { space[1].iov_len = second }
-                evbuffer_commit_space(input, space.baseAddress, Int32(second > 0 ? 2 : 1))
-                if received > inInput { evbuffer_add(input, overflow.baseAddress, received - inInput) }
-                return received
+        guard reserved < limit else {
+            return receive(into: input, from: fd, limit: limit, reserved: reserved, overflow: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        }
+        let overflow = UnsafeMutableRawBufferPointer(start: ipd_read_overflow(), count: Int(IPD_READ_OVERFLOW_BYTES))
+        return receive(into: input, from: fd, limit: limit, reserved: reserved, overflow: overflow)
+    }
+
+    @inline(__always)
+    private static func receive(into input: OpaquePointer, from fd: Int32, limit: Int, reserved: Int,
+                                overflow: UnsafeMutableRawBufferPointer) -> Int {
+        // libevent's evbuffer_iovec is struct iovec itself here, so the reserved space goes to readv as it is.
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { space in
+            var count = Int(evbuffer_reserve_space(input, reserved, space.baseAddress, 2))
+            guard count > 0 else {
+                errno = ENOMEM
+                return -1
             }
+            // The reservation may be larger than asked; the read must not be (fairness between connections).
+            space[0].iov_len = min(space[0].iov_len, reserved)
+            if count == 2 {
+                space[1].iov_len = min(space[1].iov_len, reserved - space[0].iov_len)
+                if space[1].iov_len == 0 { count = 1 }
+            }
+            let inInput = count == 2 ? space[0].iov_len + space[1].iov_len : space[0].iov_len
+            let overflowing = limit > inInput && overflow.count > 0
+            if overflowing {
+                space[count] = iovec(iov_base: overflow.baseAddress, iov_len: min(limit - inInput, overflow.count))
+            }
+            let received = readv(fd, space.baseAddress, Int32(overflowing ? count + 1 : count))
+            guard received > 0 else { return received }
+            let first = min(space[0].iov_len, received)
+            space[0].iov_len = first
+            let second = count == 2 ? min(space[1].iov_len, received - first) : 0
+            if count == 2 { space[1].iov_len = second }
+            evbuffer_commit_space(input, space.baseAddress, Int32(second > 0 ? 2 : 1))
+            if received > inInput { evbuffer_add(input, overflow.baseAddress, received - inInput) }
+            return received
         }
     }
 

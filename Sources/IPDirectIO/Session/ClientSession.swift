@@ -107,7 +107,7 @@ final class ClientSession {
     /// Takes the client's socket over and reads from it from now on.
     func attachClient() {
         client.handOver(to: self, calling: BufferEventCallbacks.sessionClient)
-        configureFlow(of: client)
+        configureFlow(of: &client)
         // A client that stops reading our output for this long is gone.
         client.setTimeouts(readMillis: nil, writeMillis: configuration.rules.proxy.clientIdleTimeoutMs)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
@@ -256,7 +256,7 @@ final class ClientSession {
 
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
-    func configureFlow(of socket: borrowing BufferedSocket) {
+    func configureFlow(of socket: inout BufferedSocket) {
         socket.setWatermarks(readHigh: readHighWater, drainAt: SessionRules.outputHighWater / 2)
         socket.setMaxSingleIO(ClientSession.maxSingleIO)
     }

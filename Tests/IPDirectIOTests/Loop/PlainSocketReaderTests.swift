@@ -41,6 +41,7 @@ import IPDirectTesting
     }
 
     @Test func anAcceptedSocketTakesBytesPastItsSmallChainInTheSameRead() throws {
+        #expect(Int(IPD_READ_OVERFLOW_BYTES) >= PlainSocketReader.readLimit - PlainSocketReader.compactReservation)
         let pair = try Pair()
         let sent = String((0..<3_000).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
         pair.peerSends(sent)
@@ -99,19 +100,39 @@ import IPDirectTesting
         #expect(pair.socket.isReading == false)
     }
 
-    @Test func readingPausesAtTheHighWatermarkAndGoesOnOnceTheInputIsTaken() throws {
-        // No owner: the input is taken here, between loop turns.
+    @Test func readingPausesOnceTheInputReachesTheHighWatermarkAndGoesOnBelowIt() throws {
+        // No owner: the input is taken here, between loop turns. Reads of 60 bytes show where reading stops.
         let pair = try Pair(reading: false)
         pair.socket.setWatermarks(readHigh: 100, drainAt: 0)
+        pair.socket.setMaxSingleIO(60)
         pair.socket.resumeReading()
         pair.peerSends(String(repeating: "x", count: 250))
-        #expect(pair.run { pair.socket.inputLength == 100 })
+        #expect(pair.run { pair.socket.inputLength == 120 })
+        LoopDriver.run(pair.base, forMillis: 30)
+        #expect(pair.socket.inputLength == 120)
+        // Still at the mark: reading stays paused.
+        evbuffer_drain(pair.socket.input, 20)
         LoopDriver.run(pair.base, forMillis: 30)
         #expect(pair.socket.inputLength == 100)
-        evbuffer_drain(pair.socket.input, 100)
-        #expect(pair.run { pair.socket.inputLength == 100 })
-        evbuffer_drain(pair.socket.input, 100)
+        evbuffer_drain(pair.socket.input, 1)
+        #expect(pair.run { pair.socket.inputLength == 159 })
+        LoopDriver.run(pair.base, forMillis: 30)
+        #expect(pair.socket.inputLength == 159)
+        evbuffer_drain(pair.socket.input, 159)
+        #expect(pair.run { pair.socket.inputLength == 70 })
+    }
+
+    @Test func loweringTheHighWatermarkBelowWhatWaitsPausesReadingAtOnce() throws {
+        let pair = try Pair(reading: false)
+        pair.socket.resumeReading()
+        pair.peerSends(String(repeating: "y", count: 50))
         #expect(pair.run { pair.socket.inputLength == 50 })
+        pair.socket.setWatermarks(readHigh: 40, drainAt: 0)
+        pair.peerSends(String(repeating: "z", count: 50))
+        LoopDriver.run(pair.base, forMillis: 30)
+        #expect(pair.socket.inputLength == 50)
+        pair.socket.setWatermarks(readHigh: 0, drainAt: 0)
+        #expect(pair.run { pair.socket.inputLength == 100 })
     }
 
     @Test func aSocketThatConnectedItselfReadsTheSameWay() throws {
