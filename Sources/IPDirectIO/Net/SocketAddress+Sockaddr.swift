@@ -7,23 +7,25 @@ extension SocketAddress {
     func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
         var storage = sockaddr_storage()
         let length: socklen_t
-        let bytes = ip.bytes
         switch ip {
-        case .v4:
+        case .v4(let value):
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutableBytes(of: &storage) { raw in
                 let sin = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
                 sin.pointee.sin_family = sa_family_t(AF_INET)
                 sin.pointee.sin_port = port.bigEndian
-                withUnsafeMutableBytes(of: &sin.pointee.sin_addr) { $0.copyBytes(from: bytes) }
+                sin.pointee.sin_addr.s_addr = value.bigEndian
             }
-        case .v6:
+        case .v6(let high, let low):
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             withUnsafeMutableBytes(of: &storage) { raw in
                 let sin6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
                 sin6.pointee.sin6_family = sa_family_t(AF_INET6)
                 sin6.pointee.sin6_port = port.bigEndian
-                withUnsafeMutableBytes(of: &sin6.pointee.sin6_addr) { $0.copyBytes(from: bytes) }
+                withUnsafeMutableBytes(of: &sin6.pointee.sin6_addr) { address in
+                    address.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+                    address.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+                }
             }
         }
         return withUnsafePointer(to: &storage) {
@@ -36,12 +38,14 @@ extension SocketAddress {
         switch Int32(pointer.pointee.sa_family) {
         case AF_INET:
             let sin = UnsafeRawPointer(pointer).assumingMemoryBound(to: sockaddr_in.self).pointee
-            let bytes = withUnsafeBytes(of: sin.sin_addr) { Array($0) }
-            self.init(ip: IPAddress(bytes: bytes)!, port: UInt16(bigEndian: sin.sin_port))
+            self.init(ip: .v4(UInt32(bigEndian: sin.sin_addr.s_addr)), port: UInt16(bigEndian: sin.sin_port))
         case AF_INET6:
             let sin6 = UnsafeRawPointer(pointer).assumingMemoryBound(to: sockaddr_in6.self).pointee
-            let bytes = withUnsafeBytes(of: sin6.sin6_addr) { Array($0) }
-            self.init(ip: IPAddress(bytes: bytes)!, port: UInt16(bigEndian: sin6.sin6_port))
+            let halves = withUnsafeBytes(of: sin6.sin6_addr) {
+                (UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                 UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            }
+            self.init(ip: .v6(halves.0, halves.1), port: UInt16(bigEndian: sin6.sin6_port))
         default:
             return nil
         }

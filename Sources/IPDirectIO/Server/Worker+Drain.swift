@@ -17,7 +17,7 @@ extension Worker {
         isDraining = true
         drainFinished = finished
         var closedIdle = 0
-        for session in Array(sessions.values) where session.drain() { closedIdle += 1 }
+        for session in sessions.all where session.drain() { closedIdle += 1 }
         closedIdle += parkedClients.drain()
         closedIdle += drainSilentClients()
         Logger.info("worker=\(index) event=draining closed_idle=\(closedIdle) in_flight=\(sessions.count)")

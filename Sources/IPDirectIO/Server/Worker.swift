@@ -33,9 +33,9 @@ final class Worker {
     var listeners: [ConnectionAcceptor] = []
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
     private(set) var dnsListeners: DNSWorkerListeners?
-    var sessions: [ObjectIdentifier: ClientSession] = [:]
+    var sessions = ConnectionSet<ClientSession>()
     /// Accepted connections that have sent nothing yet, waiting with no session (Worker+SilentClients).
-    var silentClients: [ObjectIdentifier: SilentClient] = [:]
+    var silentClients = ConnectionSet<SilentClient>()
     /// Kept-alive connections waiting between requests with no session (Worker+Parking).
     private(set) lazy var parkedClients = ParkedClients(worker: self)
     /// Set once a stop signal arrived: no idle keep-alive, and `drainFinished` runs when the last session ends.
@@ -113,7 +113,7 @@ final class Worker {
     func run() {
         base.dispatch()
         dnsListeners?.close()
-        for session in Array(sessions.values) { session.close() }
+        for session in sessions.all { session.close() }
         closeSilentClients()
         parkedClients.closeAll()
         pool.closeAll()
@@ -159,7 +159,7 @@ final class Worker {
     }
 
     func sessionEnded(_ session: ClientSession) {
-        if sessions.removeValue(forKey: ObjectIdentifier(session)) != nil { connectionEnded() }
+        if sessions.remove(session) { connectionEnded() }
     }
 
     /// One client connection fewer, whether it ended as a session, parked or silent; while draining, perhaps the last.

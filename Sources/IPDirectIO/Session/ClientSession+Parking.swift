@@ -9,6 +9,7 @@ extension ClientSession {
     func detachClient() -> Int32 {
         isClosed = true
         event_del(wakeup)
+        wakeupTimer.eventRemoved()
         return client.releaseDescriptor()
     }
 

@@ -5,7 +5,7 @@ import IPDirectCore
 /// One client connection, driven by its `SessionMachine`: libevent callbacks, lookups and connects
 /// become the machine's events, and the machine's actions are performed here. Bytes move between the
 /// bufferevents (or through splice) and never enter Swift.
-final class ClientSession {
+final class ClientSession: ConnectionSetMember {
     /// Input read ahead from either socket before reading pauses.
     static let inputHighWater = 256 * 1024
     /// Largest single read or write; libevent's 16 KiB default costs a syscall per 16 KiB of a bulk transfer.
@@ -35,11 +35,13 @@ final class ClientSession {
     /// Body bytes moving in the kernel, from the client and from the upstream, while they do.
     var requestSplice: SpliceStream?
     var responseSplice: SpliceStream?
-    /// The session's one timer.
+    /// The session's one timer, and when it is set for and due.
     var wakeup: OpaquePointer!
+    var wakeupTimer = LazyTimer()
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
     var isClosed = false
+    var connectionSetSlot = -1
     var parsingInput = false
     /// Heads built by the proxy that leave together with the first body bytes behind them.
     var pendingUpstreamHead: [UInt8] = []
@@ -66,11 +68,11 @@ final class ClientSession {
 
     /// A connection with the settings and machine it already had (a parked one whose next bytes came).
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
-         configuration: ConnectionSettings, machine: SessionMachine) {
+         configuration: ConnectionSettings, machine: consuming SessionMachine) {
         self.worker = worker
         self.configuration = configuration
         maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
-        self.machine = machine
+        self.machine = consume machine
         self.id = id
         self.client = client
         self.peerAddress = peerAddress
@@ -118,7 +120,17 @@ final class ClientSession {
 
     private static let wakeupFired: event_callback_fn = { _, _, context in
         let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
-        session.perform(session.machine.deadlinePassed(session.levels, now: MonotonicClock.nowMicros()))
+        let now = MonotonicClock.nowMicros()
+        switch session.wakeupTimer.fired(now: now) {
+        case .due: session.perform(session.machine.deadlinePassed(session.levels, now: now))
+        case .early(let millis): session.setWakeup(afterMillis: millis)
+        case .idle: break
+        }
+    }
+
+    private func setWakeup(afterMillis millis: Int) {
+        var delay = timeval(millis: millis)
+        event_add(wakeup, &delay)
     }
 
     /// The session's timer: an event without a socket.
@@ -218,9 +230,8 @@ final class ClientSession {
         case .armResponseTimeout(let millis):
             upstream?.socket.setTimeouts(readMillis: millis, writeMillis: nil)
         case .armTimer(let millis):
-            var delay = timeval(millis: millis)
-            event_add(wakeup, &delay)
-        case .cancelTimer: event_del(wakeup)
+            if let delay = wakeupTimer.arm(millis: millis, now: MonotonicClock.nowMicros()) { setWakeup(afterMillis: delay) }
+        case .cancelTimer: wakeupTimer.cancel()
         case .recordFirstByte(let micros):
             guard let upstream else { return }
             worker.health.recordFirstByte(upstream.address, for: machine.request.hostKey, micros: micros)

@@ -6,7 +6,7 @@ import IPDirectCore
 /// accepted under and one libevent read event, but no buffers and no session. Browsers open such
 /// connections ahead of use, so there can be many. Its first bytes (or FIN) make it a session
 /// (`Worker.wake(_:)`); its head deadline or a stop closes it.
-final class SilentClient {
+final class SilentClient: ConnectionSetMember {
     unowned let worker: Worker
     let fd: Int32
     let id: UInt64
@@ -14,6 +14,7 @@ final class SilentClient {
     /// Taken at the accept: a reload while the connection is silent does not change what it gets.
     let configuration: ConnectionSettings
     let wait: FirstBytesWait
+    var connectionSetSlot = -1
     /// Persistent, so that it stays in epoll's interest when it fires: the session's bufferevent then
     /// watches the same descriptor before this event goes, and the handover costs no epoll_ctl.
     private var readiness: OpaquePointer?

@@ -12,7 +12,7 @@ extension Worker {
         let connection = ParkedClients.Connection(fd: session.detachClient(), id: session.id,
                                                   peerAddress: session.peerAddress,
                                                   configuration: session.configuration, session: parkedSession)
-        sessions.removeValue(forKey: ObjectIdentifier(session))
+        sessions.remove(session)
         guard parkedClients.park(connection, idleMillis: idleMillis) else {
             Glibc.close(connection.fd)
             return connectionEnded()
@@ -29,7 +29,7 @@ extension Worker {
         }
         let session = ClientSession(worker: self, id: connection.id, client: client, peerAddress: connection.peerAddress,
                                     configuration: connection.configuration, machine: connection.machine)
-        sessions[ObjectIdentifier(session)] = session
+        sessions.insert(session)
         session.resume()
     }
 

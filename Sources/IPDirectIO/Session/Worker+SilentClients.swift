@@ -13,16 +13,16 @@ extension Worker {
             Glibc.close(fd)
             return connectionEnded()
         }
-        silentClients[ObjectIdentifier(silent)] = silent
+        silentClients.insert(silent)
     }
 
     /// Bytes or a FIN on a silent connection: a session with the settings and head deadline of the accept.
     func wake(_ silent: SilentClient) {
         guard let client = BufferedSocket(socket: silent.fd, base: base) else { return silent.close() }
-        silentClients.removeValue(forKey: ObjectIdentifier(silent))
+        silentClients.remove(silent)
         let session = ClientSession(worker: self, id: silent.id, client: client, peerAddress: silent.peerAddress,
                                     configuration: silent.configuration)
-        sessions[ObjectIdentifier(session)] = session
+        sessions.insert(session)
         // The bufferevent reads the descriptor before the silent event stops: epoll's interest never changes.
         session.start(after: silent.wait)
         silent.stopWatching()
@@ -30,18 +30,18 @@ extension Worker {
     }
 
     func silentClientEnded(_ silent: SilentClient) {
-        if silentClients.removeValue(forKey: ObjectIdentifier(silent)) != nil { connectionEnded() }
+        if silentClients.remove(silent) { connectionEnded() }
     }
 
     /// The daemon is stopping: every silent connection is idle and closes. Returns how many closed.
     func drainSilentClients() -> Int {
-        let silent = Array(silentClients.values)
+        let silent = silentClients.all
         for client in silent { client.drain() }
         return silent.count
     }
 
     /// The loop is ending.
     func closeSilentClients() {
-        for client in Array(silentClients.values) { client.close() }
+        for client in silentClients.all { client.close() }
     }
 }

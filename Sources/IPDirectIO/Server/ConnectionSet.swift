@@ -1,0 +1,43 @@
+/// An object a `ConnectionSet` can hold: it keeps its own place in the set.
+protocol ConnectionSetMember: AnyObject {
+    /// Where the member sits in the one set that holds it; -1 when in none.
+    var connectionSetSlot: Int { get set }
+}
+
+/// The connections of one loop of one kind (sessions, silent clients): added and removed once per
+/// connection, and listed only to drain or close them. Each member keeps its slot, so adding and removing
+/// cost no hashing (a dictionary keyed by object identity hashed twice per connection); removal moves the
+/// last member into the freed slot.
+struct ConnectionSet<Member: ConnectionSetMember> {
+    private var members: [Member] = []
+
+    var count: Int { members.count }
+    var isEmpty: Bool { members.isEmpty }
+    /// A copy, so that members may leave while the caller goes through it.
+    var all: [Member] { members }
+
+    mutating func insert(_ member: Member) {
+        guard !contains(member) else { return }
+        member.connectionSetSlot = members.count
+        members.append(member)
+    }
+
+    func contains(_ member: Member) -> Bool {
+        let slot = member.connectionSetSlot
+        return slot >= 0 && slot < members.count && members[slot] === member
+    }
+
+    /// False when `member` was not in the set.
+    @discardableResult
+    mutating func remove(_ member: Member) -> Bool {
+        guard contains(member) else { return false }
+        let slot = member.connectionSetSlot
+        member.connectionSetSlot = -1
+        let last = members.removeLast()
+        if slot < members.count {
+            members[slot] = last
+            last.connectionSetSlot = slot
+        }
+        return true
+    }
+}
