@@ -14,9 +14,11 @@ public struct ProxyRequest: Sendable, Equatable {
     public let method: String
     public let methodKind: HTTPMethod
     public let scheme: URIScheme
-    /// "-" when the request named no upstream (an error answer, the PAC file).
-    public let host: String
-    public let port: UInt16
+    /// Where it goes, and where what this host taught about its addresses is kept. Its host is "-" when the
+    /// request named no upstream (an error answer, the PAC file).
+    public let hostKey: UpstreamHostKey
+    public var host: String { hostKey.host }
+    public var port: UInt16 { hostKey.port }
     public let isConnect: Bool
     /// The protocol the client spoke: an HTTP request, or a SOCKS5 / SOCKS4 CONNECT.
     public let frontEnd: SessionFrontEnd
@@ -39,8 +41,7 @@ public struct ProxyRequest: Sendable, Equatable {
         self.method = method
         self.methodKind = methodKind
         self.scheme = scheme
-        self.host = host
-        self.port = port
+        hostKey = UpstreamHostKey(host: host, port: port)
         self.isConnect = isConnect
         self.frontEnd = frontEnd
         self.user = user
@@ -86,8 +87,5 @@ public struct ProxyRequest: Sendable, Equatable {
         return HostName.withPort(host, port)
     }
 
-    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, host: host, port: port) }
-
-    /// Where what this host taught about its addresses is kept.
-    public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
+    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, origin: hostKey) }
 }

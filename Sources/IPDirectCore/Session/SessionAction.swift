@@ -26,22 +26,29 @@ public struct BufferLevels: Sendable, Equatable {
 /// Where a request goes once its host is resolved and the policy allowed the addresses.
 public struct UpstreamRequest: Sendable, Equatable {
     public var scheme: URIScheme
-    public var host: String
-    public var port: UInt16
+    /// The host and port, with the hash the request's key took.
+    public var hostKey: UpstreamHostKey
     /// In the resolver's order; the driver ranks them with what every worker learned.
     public var addresses: [IPAddress]
     /// A pooled connection may carry the request (never a CONNECT, nor the retry of a dropped reuse).
     public var mayReusePooled: Bool
 
-    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, host: host, port: port) }
+    public init(scheme: URIScheme, hostKey: UpstreamHostKey, addresses: [IPAddress], mayReusePooled: Bool) {
+        self.scheme = scheme
+        self.hostKey = hostKey
+        self.addresses = addresses
+        self.mayReusePooled = mayReusePooled
+    }
+
+    public var host: String { hostKey.host }
+    public var port: UInt16 { hostKey.port }
+    public var poolKey: UpstreamPoolKey { UpstreamPoolKey(scheme: scheme, origin: hostKey) }
     public var hostPort: String { HostName.withPort(host, port) }
-    public var hostKey: UpstreamHostKey { UpstreamHostKey(host: host, port: port) }
 }
 
-/// The upstream connection a session is using, as far as its decisions go.
+/// The upstream connection a session is using, as far as its decisions go. Plain flags, so that the state
+/// holding it copies without reference counting; its address is in the exchange's record.
 public struct UpstreamLink: Sendable, Equatable {
-    /// "ip:port", for logs and error details.
-    public var address: String
     /// Taken from the pool: the server may have closed it just as it was reused.
     public var reused: Bool
     /// TLS the proxy originates: a FIN under it would cut the record stream.
@@ -49,8 +56,7 @@ public struct UpstreamLink: Sendable, Equatable {
     /// The server's FIN (or an error) was read.
     public var readClosed = false
 
-    public init(address: String, reused: Bool, isTLS: Bool) {
-        self.address = address
+    public init(reused: Bool, isTLS: Bool) {
         self.reused = reused
         self.isTLS = isTLS
     }

@@ -136,7 +136,7 @@ extension SessionMachine {
             link.readClosed = true
             guard end == .eof else {
                 state = .tunneling(link, tracker)
-                return close(note: "upstream \(link.address) \(reason)")
+                return close(note: "upstream \(record.upstreamAddress) \(reason)")
             }
             tracker.sourceClosed(.toClient)
             state = .tunneling(link, tracker)
@@ -144,7 +144,7 @@ extension SessionMachine {
         case .forwarding(var forwarding):
             forwarding.upstream.readClosed = true
             state = .forwarding(forwarding)
-            let address = forwarding.upstream.address
+            let address = record.upstreamAddress
             switch forwarding.response {
             case .awaitingHead(_, let bytesSeen):
                 if end != .timeout && !forwarding.upstream.reused && !bytesSeen {
@@ -152,8 +152,8 @@ extension SessionMachine {
                 }
                 // A pooled connection the server dropped (FIN or RST) just as it was reused is retried once
                 // on a fresh one when nothing of the request can have been consumed (RFC 9110 §9.2.2).
-                // (`retry` is there only for a reused connection and a request without a body, tried once.)
-                if end != .timeout, !bytesSeen, let retry = forwarding.retry {
+                // (There is one only for a reused connection and a request without a body, tried once.)
+                if end != .timeout, !bytesSeen, let retry = retryOnFreshConnection {
                     actions.append(.abandonUpstream)
                     beginResolving(retry, now: now)
                     return
@@ -263,5 +263,14 @@ extension SessionMachine {
     public mutating func drainRequested(_ levels: BufferLevels) {
         draining = true
         if isIdleBetweenRequests(levels) { close() }
+    }
+
+    /// What the retry on a fresh connection sends: the same head, and no body (a request with one is never
+    /// retried); nil when the request may not be retried.
+    var retryOnFreshConnection: OutboundRequest? {
+        guard let headForRetry else { return nil }
+        var outbound = OutboundRequest(head: headForRetry, body: .complete)
+        outbound.retriedOnFreshConnection = true
+        return outbound
     }
 }

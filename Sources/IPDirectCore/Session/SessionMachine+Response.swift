@@ -12,7 +12,7 @@ extension SessionMachine {
     public mutating func responseHeadInvalid(_ failure: HTTPParseError, _ levels: BufferLevels, now: Int64) {
         guard case .forwarding(let forwarding) = state, case .awaitingHead = forwarding.response else { return }
         return respond(with: ProxyError(status: 502, kind: .httpProtocolError,
-                                        details: "invalid response from \(forwarding.upstream.address): \(failure.reason)"),
+                                        details: "invalid response from \(record.upstreamAddress): \(failure.reason)"),
                        levels, now: now)
     }
 
@@ -27,12 +27,12 @@ extension SessionMachine {
         }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         // A response byte has come: the request is no longer retried.
-        forwarding.headForRetry = nil
+        headForRetry = nil
         if forwarding.firstByteWanted, let sent = record.requestSentMicros {
             forwarding.firstByteWanted = false
             actions.append(.recordFirstByte(micros: now - sent))
         }
-        let address = forwarding.upstream.address
+        let address = record.upstreamAddress
         if head.status == 101 {
             guard request.upgradeRequested else {
                 state = .forwarding(forwarding)

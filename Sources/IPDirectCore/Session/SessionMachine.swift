@@ -34,6 +34,9 @@ public struct SessionMachine {
     public internal(set) var actions = SessionActionQueue(capacity: SessionMachine.actionCapacity)
     /// What the queued actions carry beyond plain values.
     public internal(set) var payloads = SessionActionPayloads()
+    /// The rewritten request head, kept only while a dropped reused connection may still make it go out again
+    /// on a fresh one. Here rather than in the forwarding state, which is copied at every event.
+    @usableFromInline var headForRetry: [UInt8]?
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -298,7 +301,7 @@ public struct SessionMachine {
                 outbound.firstByteWanted = addresses.count > 1
                 record.connectStartMicros = now
                 payloads.upstream = UpstreamRequest(
-                    scheme: request.scheme, host: request.host, port: request.port, addresses: addresses,
+                    scheme: request.scheme, hostKey: request.hostKey, addresses: addresses,
                     mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection)
                 state = .connecting(outbound, lookupFailure: nil)
                 actions.append(.connect)
@@ -325,9 +328,11 @@ public struct SessionMachine {
     /// An upstream connection is the session's now: a CONNECT becomes a tunnel, a request goes out.
     /// False (and no action) when the session no longer waits for one: the driver closes it.
     @discardableResult
-    public mutating func upstreamReady(_ link: UpstreamLink, _ arrival: UpstreamArrival, now: Int64) -> Bool {
+    /// `address` is the connection's "ip:port", for logs and error details.
+    public mutating func upstreamReady(_ link: UpstreamLink, address: String, _ arrival: UpstreamArrival,
+                                       now: Int64) -> Bool {
         guard case .connecting = state, let (outbound, lookupFailure) = state.takeOutbound() else { return false }
-        record.upstreamAddress = link.address
+        record.upstreamAddress = address
         switch arrival {
         case .pooled(let rank):
             record.source = "pool"
@@ -356,7 +361,10 @@ public struct SessionMachine {
         }
         payloads.requestHead = outbound.head
         actions.append(.forwardRequest)
-        state = .forwarding(Forwarding(upstream: link, sending: outbound, requestHasBody: request.hasBody))
+        // A pooled connection the server dropped just as it was reused may be retried once on a fresh one,
+        // when nothing of the request can have been consumed (RFC 9110 §9.2.2): no body went with it.
+        headForRetry = link.reused && !request.hasBody && !outbound.retriedOnFreshConnection ? outbound.head : nil
+        state = .forwarding(Forwarding(upstream: link, sending: outbound))
         return true
     }
 

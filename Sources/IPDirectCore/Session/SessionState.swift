@@ -91,28 +91,13 @@ public struct Forwarding: Equatable {
     public var response: ResponsePhase
     /// The request body still to forward.
     public var requestBody: BodyProgress
-    /// The rewritten request head, kept only while a dropped reused connection may still make it go out
-    /// again on a fresh one.
-    public var headForRetry: [UInt8]?
 
-    /// A pooled connection the server dropped just as it was reused may be retried once on a fresh one,
-    /// when nothing of the request can have been consumed (RFC 9110 §9.2.2): no body went with it.
-    public init(upstream: UpstreamLink, sending outbound: OutboundRequest, requestHasBody: Bool) {
+    public init(upstream: UpstreamLink, sending outbound: OutboundRequest) {
         self.upstream = upstream
         response = .awaitingHead(interim: 0, bytesSeen: false)
         requestBody = outbound.body
-        headForRetry = upstream.reused && !requestHasBody && !outbound.retriedOnFreshConnection ? outbound.head : nil
         retriedOnFreshConnection = outbound.retriedOnFreshConnection
         firstByteWanted = outbound.firstByteWanted
-    }
-
-    /// What the retry on a fresh connection sends: the same head, and no body (a request with one is never
-    /// retried).
-    var retry: OutboundRequest? {
-        guard let headForRetry else { return nil }
-        var outbound = OutboundRequest(head: headForRetry, body: .complete)
-        outbound.retriedOnFreshConnection = true
-        return outbound
     }
 }
 

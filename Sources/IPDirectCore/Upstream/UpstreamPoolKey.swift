@@ -7,8 +7,12 @@ public struct UpstreamPoolKey: Hashable, Sendable, CustomStringConvertible {
     public var origin: UpstreamHostKey
 
     public init(scheme: URIScheme, host: String, port: UInt16) {
+        self.init(scheme: scheme, origin: UpstreamHostKey(host: host, port: port))
+    }
+
+    public init(scheme: URIScheme, origin: UpstreamHostKey) {
         self.scheme = scheme
-        origin = UpstreamHostKey(host: host, port: port)
+        self.origin = origin
     }
 
     public var description: String { "\(scheme == .https ? "https" : "http")://\(origin)" }

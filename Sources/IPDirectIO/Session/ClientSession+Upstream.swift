@@ -68,8 +68,8 @@ extension ClientSession {
 
     /// Takes ownership of an upstream connection and hands it to the machine.
     private func attach(_ connection: UpstreamConnection, _ arrival: UpstreamArrival) {
-        let link = UpstreamLink(address: connection.addressText, reused: connection.reused, isTLS: connection.isTLS)
-        guard machine.upstreamReady(link, arrival, now: MonotonicClock.nowMicros()) else {
+        let link = UpstreamLink(reused: connection.reused, isTLS: connection.isTLS)
+        guard machine.upstreamReady(link, address: connection.addressText, arrival, now: MonotonicClock.nowMicros()) else {
             return connection.close()
         }
         upstream = connection

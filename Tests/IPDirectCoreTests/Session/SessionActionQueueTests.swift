@@ -29,7 +29,7 @@ import Testing
         var script = SessionScript()
         _ = script.run([.start, .head(Heads.get()), .resolved(["203.0.113.7"])])
         // The driver is performing `forwardRequest` (the pump reports at once) when the next event comes.
-        script.machine.upstreamReady(UpstreamLink(address: SessionScript.address, reused: false, isTLS: false),
+        script.machine.upstreamReady(UpstreamLink(reused: false, isTLS: false), address: SessionScript.address,
                                      .connected(attempts: 1, rank: 1), now: script.now)
         let performing = script.machine.actions.count
         let nested = script.apply(.requestPumped(.complete, moved: 0))

@@ -18,7 +18,7 @@ import Testing
     @Test func resolvedAddressesAreConnectedWithAPooledConnectionAllowed() {
         var script = SessionScript()
         let actions = script.run([.start, .head(Heads.get()), .resolved(["203.0.113.7", "203.0.113.8"])])
-        let expected = UpstreamRequest(scheme: .http, host: "a.test", port: 80,
+        let expected = UpstreamRequest(scheme: .http, hostKey: UpstreamHostKey(host: "a.test", port: 80),
                                        addresses: [IPAddress("203.0.113.7")!, IPAddress("203.0.113.8")!], mayReusePooled: true)
         #expect(actions[2] == [.connect(expected)])
         #expect(script.machine.phase == .connecting)
@@ -26,14 +26,14 @@ import Testing
 
     @Test func anUpstreamConnectionArrivingWhenNoneIsAwaitedIsTurnedAway() {
         var script = SessionScript()
-        let link = UpstreamLink(address: SessionScript.address, reused: false, isTLS: false)
+        let link = UpstreamLink(reused: false, isTLS: false)
         _ = script.run([.start, .head(Heads.get())])
-        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == false)
+        #expect(script.machine.upstreamReady(link, address: SessionScript.address, .connected(attempts: 1, rank: 1), now: 0) == false)
         #expect(script.machine.phase == .resolving)
         _ = script.run([.resolved(["203.0.113.7"])])
-        #expect(script.machine.upstreamReady(link, .connected(attempts: 1, rank: 1), now: 0) == true)
+        #expect(script.machine.upstreamReady(link, address: SessionScript.address, .connected(attempts: 1, rank: 1), now: 0) == true)
         #expect(script.machine.phase == .awaitingResponse)
-        #expect(script.machine.upstreamReady(link, .pooled(rank: nil), now: 0) == false)
+        #expect(script.machine.upstreamReady(link, address: SessionScript.address, .pooled(rank: nil), now: 0) == false)
     }
 
     @Test func aConnectRequestNeverTakesAPooledConnection() {

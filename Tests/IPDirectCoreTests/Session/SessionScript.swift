@@ -145,11 +145,11 @@ struct SessionScript {
             let host = machine.state.servesRequest ? machine.request.host : "-"
             machine.resolved(.failure(ResolveFailure(host: host, reason: reason)), levels, now: now)
         case .ready(let reused, let tls, let attempts):
-            let link = UpstreamLink(address: Self.address, reused: reused, isTLS: tls)
-            machine.upstreamReady(link, .connected(attempts: attempts, rank: 1), now: now)
+            let link = UpstreamLink(reused: reused, isTLS: tls)
+            machine.upstreamReady(link, address: SessionScript.address, .connected(attempts: attempts, rank: 1), now: now)
         case .pooled:
-            let link = UpstreamLink(address: Self.address, reused: true, isTLS: false)
-            machine.upstreamReady(link, .pooled(rank: nil), now: now)
+            let link = UpstreamLink(reused: true, isTLS: false)
+            machine.upstreamReady(link, address: SessionScript.address, .pooled(rank: nil), now: now)
         case .connectFailed(let error, let attempts): machine.connectFailed(error, attempts: attempts, levels, now: now)
         case .noPooledConnection: machine.noPooledConnection(levels, now: now)
         case .requestPumped(let progress, let moved):
