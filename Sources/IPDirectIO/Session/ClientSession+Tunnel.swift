@@ -9,7 +9,7 @@ extension ClientSession {
         guard let upstream else { return }
         tunnelCounted = true
         worker.metrics.update { $0.tunnelsOpened += 1; $0.tunnelsActive += 1 }
-        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        upstream.setReadTimeout(nil)
         client.resumeReading()
         upstream.socket.resumeReading()
         // Bytes that arrived early (a TLS ClientHello right behind CONNECT) go through at once.

@@ -75,9 +75,11 @@ extension ClientSession {
         upstream = connection
         connection.socket.handOver(to: self, calling: BufferEventCallbacks.sessionUpstream)
         configureFlow(of: connection)
-        connection.socket.setTimeouts(readMillis: nil, writeMillis: nil)
         connection.socket.resumeReading()
         performQueuedActions()
+        // The pool's idle timeout gives way to the response timeout once the request is on its way, mostly
+        // in the actions just performed; nothing runs in between. A request whose body still streams has none.
+        if upstream === connection && connection.hasIdleTimeout { connection.setReadTimeout(nil) }
     }
 
     /// The exchange is over: return a clean connection to the pool, close any other.

@@ -228,7 +228,7 @@ final class ClientSession: ConnectionSetMember {
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
-            upstream?.socket.setTimeouts(readMillis: millis, writeMillis: nil)
+            upstream?.setReadTimeout(millis)
         case .armTimer(let millis):
             if let delay = wakeupTimer.arm(millis: millis, now: MonotonicClock.nowMicros()) { setWakeup(afterMillis: delay) }
         case .cancelTimer: wakeupTimer.cancel()

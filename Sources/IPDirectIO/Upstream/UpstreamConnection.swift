@@ -20,6 +20,11 @@ final class UpstreamConnection {
     weak var pool: UpstreamPool?
     /// The read high watermark a session gave the socket (nil: none yet); its flow settings outlive each request.
     private var flowReadHighWater: Int?
+    /// Whether a read timeout is set on the socket. Setting a bufferevent's timeouts re-adds its events to the
+    /// loop's timer heap, so "none" is not set twice; a timeout is always set again, as that restarts it.
+    private var hasReadTimeout = false
+    /// The read timeout is the pool's idle timeout, which the session that takes the connection replaces.
+    private(set) var hasIdleTimeout = false
 
     init(socket: consuming BufferedSocket, key: UpstreamPoolKey?, address: SocketAddress) {
         isTLS = socket.ssl != nil
@@ -45,6 +50,15 @@ final class UpstreamConnection {
         guard socket.inputLength == 0 else { return false }
         if isTLS, let ssl = socket.ssl, SSL_has_pending(ssl) != 0 { return false }
         return true
+    }
+
+    /// A BEV_EVENT_TIMEOUT after this long without reading while reading (nil: never); `idle` marks the
+    /// pool's idle timeout. Writes to an upstream have no timeout of their own.
+    func setReadTimeout(_ millis: Int?, idle: Bool = false) {
+        hasIdleTimeout = idle
+        guard millis != nil || hasReadTimeout else { return }
+        hasReadTimeout = millis != nil
+        socket.setTimeouts(readMillis: millis, writeMillis: nil)
     }
 
     /// Gives the socket the flow settings of the sessions it carries: once, and again only when the read high

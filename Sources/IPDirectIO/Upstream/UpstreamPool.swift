@@ -80,7 +80,7 @@ final class UpstreamPool {
         connection.reused = true
         connection.pool = self
         connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
-        connection.socket.setTimeouts(readMillis: idleTimeoutMillis, writeMillis: nil)
+        connection.setReadTimeout(idleTimeoutMillis, idle: true)
         connection.socket.resumeReading()
         guard let slot = idle.index(forKey: key) else {
             if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }

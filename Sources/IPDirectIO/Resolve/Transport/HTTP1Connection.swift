@@ -34,7 +34,7 @@ final class HTTP1Connection {
         exchange.detach = { [weak self] in self?.abandon() }
         listen()
         // The exchange's own timer bounds the wait; no idle timeout while busy.
-        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        upstream.setReadTimeout(nil)
         let bytes = HTTPDNSRequestEncoder.http1Bytes(exchange.request, authority: route?.endpoint.authority ?? "")
         bytes.withUnsafeBytes { upstream.socket.write($0) }
     }
@@ -42,7 +42,7 @@ final class HTTP1Connection {
     /// Waits idle: any byte, EOF or `timeoutMillis` of silence ends the connection.
     func waitIdle(timeoutMillis: Int) {
         listen()
-        upstream.socket.setTimeouts(readMillis: timeoutMillis, writeMillis: nil)
+        upstream.setReadTimeout(timeoutMillis)
     }
 
     private func listen() {

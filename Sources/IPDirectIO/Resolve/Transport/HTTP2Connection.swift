@@ -55,7 +55,7 @@ final class HTTP2Connection {
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         upstream.socket.handOver(to: self, calling: BufferEventCallbacks.http2)
-        upstream.socket.setTimeouts(readMillis: nil, writeMillis: nil)
+        upstream.setReadTimeout(nil)
         upstream.socket.resumeReadingAndWriting()
         // The server's SETTINGS may have arrived with the end of the TLS handshake, before the callbacks.
         if upstream.socket.inputLength > 0 { upstream.socket.triggerRead() }
