@@ -41,7 +41,7 @@ public struct ProxyRequest: Sendable, Equatable {
         self.method = method
         self.methodKind = methodKind
         self.scheme = scheme
-        hostKey = UpstreamHostKey(host: host, port: port)
+        hostKey = port == 0 && host == "-" ? .nowhere : UpstreamHostKey(host: host, port: port)
         self.isConnect = isConnect
         self.frontEnd = frontEnd
         self.user = user

@@ -196,7 +196,7 @@ public struct SessionMachine {
             state = .resolving(.tunnel)
         case .absolute(let scheme, let host, let port, let authority, _):
             // [upstream] https_upgrade: the client speaks plain HTTP to us, the wire carries TLS.
-            let upgradedPort = scheme == .http ? rules.upstream.httpsUpgradePort(for: host) : nil
+            let upgradedPort = scheme == .http ? rules.httpsUpgradePort(for: host) : nil
             request = asked(scheme: upgradedPort == nil ? scheme : .https, host: host, port: upgradedPort ?? port,
                                upgrade: head.upgradeRequested)
             let upstreamHead = HeadRewriter.upstreamRequest(

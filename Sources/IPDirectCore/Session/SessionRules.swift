@@ -37,4 +37,17 @@ public final class SessionRules: Sendable {
                                 connectPorts: config.access.connectPorts, ownEndpoints: ownEndpoints)
         splices = config.proxy.maxPipes > 0
     }
+
+    // Asked of every request. Calling UpstreamSettings' own methods through `upstream` copied the whole
+    // settings value (its arrays retained and released) each time; reading one field does not.
+
+    /// The port `host` is reached on over TLS (`[upstream] https_upgrade`), or nil.
+    public func httpsUpgradePort(for host: String) -> UInt16? {
+        upstream.httpsUpgrade.isEmpty ? nil : upstream.httpsUpgradePort(for: host)
+    }
+
+    /// How the addresses of `host` are ranked (`[upstream] balance` and its rules).
+    public func balanceMode(for host: String) -> BalanceMode {
+        upstream.balanceRules.isEmpty ? upstream.balance : upstream.balanceMode(for: host)
+    }
 }

@@ -12,6 +12,9 @@ public struct UpstreamHostKey: Hashable, Sendable, CustomStringConvertible {
         hostHash = host.hashValue
     }
 
+    /// "-" and port 0: a request that names no upstream. Made once, as every connection starts with one.
+    public static let nowhere = UpstreamHostKey(host: "-", port: 0)
+
     public static func == (left: UpstreamHostKey, right: UpstreamHostKey) -> Bool {
         left.hostHash == right.hostHash && left.port == right.port && left.host == right.host
     }

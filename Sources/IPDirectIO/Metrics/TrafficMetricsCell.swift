@@ -18,13 +18,25 @@ final class TrafficMetricsCell: Sendable {
     }
 }
 
+/// What the metrics take from one finished exchange: plain values, so that handing them to the locked
+/// counters copies no request or record (their strings are retained and released by a copy).
+struct ExchangeFigures {
+    var method: HTTPMethod
+    var status: Int
+    var bytesFromClient: UInt64
+    var bytesToClient: UInt64
+    var resolveMicros: Int64?
+    var connectMicros: Int64?
+    var firstByteMicros: Int64?
+}
+
 extension TrafficMetrics {
     /// Counts one finished exchange of a client session, with the durations it measured.
-    mutating func count(_ request: ProxyRequest, _ record: ExchangeRecord) {
-        countExchange(method: request.methodKind, status: record.status,
-                      bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient)
-        if record.resolveFinished { resolveDuration.observe(micros: record.resolveMicros) }
-        if record.connectFinished { connectDuration.observe(micros: record.connectMicros) }
-        if let firstByte = record.firstByteMicros { firstByteDuration.observe(micros: firstByte) }
+    mutating func count(_ exchange: ExchangeFigures) {
+        countExchange(method: exchange.method, status: exchange.status,
+                      bytesFromClient: exchange.bytesFromClient, bytesToClient: exchange.bytesToClient)
+        if let micros = exchange.resolveMicros { resolveDuration.observe(micros: micros) }
+        if let micros = exchange.connectMicros { connectDuration.observe(micros: micros) }
+        if let micros = exchange.firstByteMicros { firstByteDuration.observe(micros: micros) }
     }
 }

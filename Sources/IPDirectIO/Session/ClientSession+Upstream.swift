@@ -29,7 +29,7 @@ extension ClientSession {
     func connect(_ request: UpstreamRequest) {
         let candidates = request.addresses.map { SocketAddress(ip: $0, port: request.port) }
         let plan = worker.health.plan(for: request.hostKey, candidates: candidates,
-                                      mode: configuration.rules.upstream.balanceMode(for: request.host))
+                                      mode: configuration.rules.balanceMode(for: request.host))
         if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
             return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
         }

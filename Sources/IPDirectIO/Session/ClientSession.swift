@@ -251,7 +251,7 @@ final class ClientSession: ConnectionSetMember {
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(machine.request.hostPort)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
-        case .logExchange: logExchange(machine.request, machine.record)
+        case .logExchange: logExchange()
         case .close: closeConnections()
         }
     }
@@ -280,9 +280,19 @@ final class ClientSession: ConnectionSetMember {
                            maxSingleIO: ClientSession.maxSingleIO)
     }
 
-    func logExchange(_ request: ProxyRequest, _ record: ExchangeRecord) {
-        worker.metrics.update { $0.count(request, record) }
+    /// The exchange that just ended, in the metrics and, when it is on, the access log. The figures are read
+    /// field by field: handing the request and the record over whole would copy them.
+    func logExchange() {
+        let figures = ExchangeFigures(
+            method: machine.request.methodKind, status: machine.record.status,
+            bytesFromClient: machine.record.bytesFromClient, bytesToClient: machine.record.bytesToClient,
+            resolveMicros: machine.record.resolveFinished ? machine.record.resolveMicros : nil,
+            connectMicros: machine.record.connectFinished ? machine.record.connectMicros : nil,
+            firstByteMicros: machine.record.firstByteMicros)
+        worker.metrics.update { $0.count(figures) }
         guard worker.accessLog.isEnabled else { return }
+        let request = machine.request
+        let record = machine.record
         worker.accessLog.append(AccessLogRecord(
             unixMillis: MonotonicClock.wallMillis(), client: peer, method: request.method, target: request.hostPort,
             upstream: record.upstreamAddress, source: record.source,

@@ -25,4 +25,12 @@ import Testing
         #expect(request.poolKey != UpstreamPoolKey(scheme: .http, host: "a.test", port: 8443))
         #expect(request.hostKey == UpstreamHostKey(host: "a.test", port: 8443))
     }
+
+    @Test func aRequestThatNamesNoUpstreamHasTheSharedKeyOfNowhere() {
+        let unparsed = ProxyRequest(method: "-", methodKind: .other, host: "-", port: 0, isConnect: false,
+                                    keepAlive: false, upgradeRequested: false, clientVersion: .http11, startMicros: 0)
+        #expect(unparsed.hostKey == .nowhere)
+        #expect(unparsed.hostKey == UpstreamHostKey(host: "-", port: 0))
+        #expect(unparsed.host == "-" && unparsed.port == 0)
+    }
 }
