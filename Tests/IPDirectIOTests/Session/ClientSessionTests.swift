@@ -7,7 +7,7 @@ import IPDirectTesting
 
 /// The client session with its real worker loop, run on the test's thread: a nonblocking loopback client on
 /// one side, scripted origins on the other. Pooled upstream reuse, parking a kept-alive connection and waking
-/// it, a reload under an open connection, and a CONNECT tunnel handed over to splice.
+/// it, a reload under an open connection, and a CONNECT tunnel handed over to splice, holding no head storage.
 @Suite(.serialized) struct ClientSessionTests {
     static let originResponse = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
     static let secondOriginResponse = Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo".utf8)
@@ -91,6 +91,12 @@ import IPDirectTesting
             send("GET http://origin.test:\(port)/ HTTP/1.1\r\nHost: origin.test:\(port)\r\n\r\n")
             return receive { $0.hasSuffix("\r\n\r\n" + body) }
         }
+
+        /// A CONNECT to origin.test on this connection, and the proxy's answer head.
+        func openTunnel(port: UInt16) -> String {
+            send("CONNECT origin.test:\(port) HTTP/1.1\r\nHost: origin.test:\(port)\r\n\r\n")
+            return receiveHead()
+        }
     }
 
     @Test func aSecondRequestReusesThePooledOriginConnection() throws {
@@ -145,8 +151,7 @@ import IPDirectTesting
         let server = try Server(config: try Self.config(originPort: origin.port))
         defer { Self.stop(server) }
         let client = try Client(server: server)
-        client.send("CONNECT origin.test:\(origin.port) HTTP/1.1\r\nHost: origin.test:\(origin.port)\r\n\r\n")
-        let established = client.receiveHead()
+        let established = client.openTunnel(port: origin.port)
         #expect(established.hasPrefix("HTTP/1.1 200"), "\(established)")
         client.send("GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n")
         let relayed = client.receive { $0.hasSuffix("\r\n\r\nok") }
@@ -154,5 +159,16 @@ import IPDirectTesting
         #expect(origin.receivedRequests.count == 1)
         #expect(server.workers[0].metrics.snapshot.tunnelsActive == 1)
         #expect(server.workers[0].metrics.snapshot.splicedBytes > 0, "the tunnel was handed to the kernel relay")
+    }
+
+    @Test func aConnectTunnelKeepsNoHeadFieldStorage() throws {
+        let origin = try ScriptedHTTPServer(.respond(response: Self.originResponse, closeAfterMillis: nil))
+        let server = try Server(config: try Self.config(originPort: origin.port))
+        defer { Self.stop(server) }
+        let client = try Client(server: server)
+        #expect(client.openTunnel(port: origin.port).hasPrefix("HTTP/1.1 200"))
+        let sessions = server.workers[0].sessions.all
+        #expect(sessions.count == 1)
+        #expect(sessions.allSatisfy { $0.headFields.capacity == 0 }, "an idle tunnel holds only its sockets' state")
     }
 }
