@@ -1,11 +1,16 @@
 import CEvent
 import Glibc
 import IPDirectCore
+import Synchronization
 
 /// The client side of TLS for connections ipdirect originates itself: trust store, protocol floor,
 /// ALPN, session resumption, key pins and the hosts exempted from verification. The Server builds one
 /// and every worker shares it (a reload that changes `[tls]` replaces it whole); it owns the SSL_CTX.
-/// Nothing in it changes after `init` but the session cache, which has its own lock.
+/// Nothing in it changes after `init` but the session cache and the SSL_CTX's slot, each behind its lock.
+///
+/// The settings are checked and the trust store loaded in `init`, so a bad `[tls]` still stops the start;
+/// the SSL_CTX is made by the first connection that needs it: OpenSSL's cipher, group and signature tables
+/// held about 300 KiB at start that a proxy which never originates TLS has no use for.
 ///
 /// ipdirect connects by IP, so every check of the server's identity must use the name the client
 /// asked for: SNI and hostname verification are set from that name, never from the address.
@@ -17,7 +22,14 @@ final class TLSClientContext {
     /// RFC 7301 §3.1: a protocol name is 1 to 255 bytes.
     private static let alpnNameLengths = 1...255
 
-    private let context: OpaquePointer
+    /// `@unchecked Sendable`: the SSL_CTX is made under the slot's lock, and OpenSSL locks its own use of it
+    /// from several threads.
+    private struct SSLContextPointer: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let slot = Mutex<SSLContextPointer?>(nil)
+    private let alpn: (names: [String], wire: [UInt8])
     private let sessions = TLSSessionCache(capacity: TLSClientContext.sessionCacheCapacity)
     /// The CAs verified against, possibly shared with other contexts.
     let trust: TrustStore
@@ -41,24 +53,13 @@ final class TLSClientContext {
         self.pins = normalizedPins
         self.trust = trust
         self.insecureHosts = Set(insecureHosts.map(HostName.normalized))
-        let alpnWire = try TLSClientContext.alpnWireFormat(alpn)
-        OpenSSLErrorQueue.drainThread()
-        guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw StartupError("cannot create a TLS client context: \(OpenSSLErrorQueue.drainThread() ?? "unknown error")")
-        }
-        do {
-            try TLSClientContext.configure(context, trust: trust, alpn: (alpn, alpnWire))
-        } catch {
-            SSL_CTX_free(context)
-            throw error
-        }
-        self.context = context
-        // Released with the SSL_CTX, which connections still open keep alive past this object.
-        SSL_CTX_set_ex_data(context, OpenSSLCallbacks.sessionCacheIndex, Unmanaged.passRetained(sessions).toOpaque())
+        self.alpn = (alpn, try TLSClientContext.alpnWireFormat(alpn))
     }
 
     deinit {
-        SSL_CTX_free(context)
+        slot.withLock { slot in
+            if let context = slot { SSL_CTX_free(context.pointer) }
+        }
     }
 
     /// The one configuration of the proxy's own upstream TLS: `[tls]`, verified against `trust`.
@@ -78,6 +79,29 @@ final class TLSClientContext {
             wire.append(contentsOf: name.utf8)
         }
         return wire
+    }
+
+    /// The SSL_CTX, made on the first call; what stopped OpenSSL from making it otherwise.
+    private func sslContext() -> Result<OpaquePointer, TLSFailure> {
+        let made: Result<SSLContextPointer, TLSFailure> = slot.withLock { slot in
+            if let context = slot { return .success(context) }
+            OpenSSLErrorQueue.drainThread()
+            guard let context = SSL_CTX_new(TLS_client_method()) else {
+                let reason = OpenSSLErrorQueue.drainThread() ?? "out of memory"
+                return .failure(TLSFailure(.handshakeFailed("cannot set up TLS (SSL_CTX_new failed: \(reason))")))
+            }
+            do {
+                try TLSClientContext.configure(context, trust: trust, alpn: alpn)
+            } catch {
+                SSL_CTX_free(context)
+                return .failure(TLSFailure(.handshakeFailed("cannot set up TLS: \(error)")))
+            }
+            // Released with the SSL_CTX, which connections still open keep alive past this object.
+            SSL_CTX_set_ex_data(context, OpenSSLCallbacks.sessionCacheIndex, Unmanaged.passRetained(sessions).toOpaque())
+            slot = SSLContextPointer(pointer: context)
+            return .success(SSLContextPointer(pointer: context))
+        }
+        return made.map(\.pointer)
     }
 
     private static func configure(_ context: OpaquePointer, trust: TrustStore,
@@ -114,6 +138,11 @@ final class TLSClientContext {
     /// for that name. A client can reach this with any host it likes, so nothing here may stop the daemon.
     func makeSSL(host: String, port: UInt16) -> Result<OpaquePointer, TLSFailure> {
         let name = HostName.normalized(host)
+        let context: OpaquePointer
+        switch sslContext() {
+        case .success(let made): context = made
+        case .failure(let failure): return .failure(failure)
+        }
         guard let ssl = SSL_new(context) else {
             return .failure(TLSFailure(.handshakeFailed("cannot set up TLS (SSL_new failed: out of memory)")))
         }
@@ -181,6 +210,12 @@ final class TLSClientContext {
     /// Number of sessions held for resumption.
     var cachedSessionCount: Int { sessions.count }
 
-    /// The X509_STORE verification uses, to tell whether two contexts share one.
-    var certificateStore: OpaquePointer? { SSL_CTX_get_cert_store(context) }
+    /// Whether the SSL_CTX has been made: not before the first connection that needs it.
+    var hasSSLContext: Bool { slot.withLock { $0 != nil } }
+
+    /// The X509_STORE verification uses, to tell whether two contexts share one; makes the SSL_CTX.
+    var certificateStore: OpaquePointer? {
+        guard case .success(let context) = sslContext() else { return nil }
+        return SSL_CTX_get_cert_store(context)
+    }
 }

@@ -26,6 +26,15 @@ import Testing
         #expect(httpdns.certificateStore == trust.store)
     }
 
+    @Test func makesNoSSLContextUntilAConnectionNeedsOne() throws {
+        let context = try TLSClientContext(trust: TrustStore(caFile: nil, caPath: nil))
+        #expect(!context.hasSSLContext)
+        let ssl = try context.makeSSL(host: "a.test", port: 443).get()
+        defer { SSL_free(ssl) }
+        #expect(context.hasSSLContext)
+        #expect(SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER != 0, "the context made on demand verifies the server")
+    }
+
     @Test func aSessionLearnedOnOneThreadIsOfferedToAConnectionMadeOnAnother() throws {
         let context = try TLSClientContext(trust: TrustStore(caFile: nil, caPath: nil))
         let session = TLSClientContextTests.resumableSession()
