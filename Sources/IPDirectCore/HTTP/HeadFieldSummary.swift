@@ -7,7 +7,9 @@ struct HeadFieldSummary {
     var hostCount = 0
     var contentLength: UInt64?
     var transferCodings = TransferCodings()
-    /// Lower-cased tokens of every Connection field, in order.
+    /// Lower-cased tokens of every Connection field that may name a field to remove, in order: all but those
+    /// naming hop-by-hop fields (keep-alive, upgrade, ...), which are removed (or kept, for an upgrade) anyway.
+    /// Most heads have none, so most heads allocate no list.
     var connectionTokens: [String] = []
     var connection = ConnectionOptions()
     var expectsContinue = false
@@ -155,19 +157,16 @@ struct HeadFieldSummary {
                 failure = .invalidConnectionToken
                 return false
             }
-            // The usual tokens are appended as literals, which costs no copy.
             switch KnownField(bytes, name: element) {
             case .contentLength?, .transferEncoding?:
                 failure = .connectionNamesFramingField
                 return false
             case .keepAlive?:
                 connection.keepAlive = true
-                connectionTokens.append("keep-alive")
             case .upgrade?:
                 connection.upgrade = true
-                connectionTokens.append("upgrade")
             case let named? where named.isHopByHop:
-                connectionTokens.append(bytes.lowercasedString(element))
+                break
             default:
                 connection.namesOtherFields = true
                 if element.count == 5 && bytes.tokenEqualsLowercase(at: element.lowerBound, "close") {

@@ -25,7 +25,7 @@ public struct RequestHead: Sendable {
     public var framing: RequestBodyFraming
     /// RFC 9112 §9.3: 1.1 unless "close"; 1.0 only with "keep-alive".
     public var keepAlive: Bool
-    /// Lower-cased tokens of all Connection fields.
+    /// Lower-cased Connection tokens that may name a field to remove (`HeadFieldSummary.connectionTokens`).
     public var connectionTokens: [String]
     /// Expect: 100-continue on an HTTP/1.1 request (RFC 9110 §10.1.1 ignores it on 1.0).
     public var expectsContinue: Bool

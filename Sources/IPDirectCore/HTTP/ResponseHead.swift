@@ -30,7 +30,7 @@ public struct ResponseHead: Sendable {
     public var framing: ResponseBodyFraming
     /// RFC 9112 §9.3, and false whenever the body runs until close.
     public var keepAlive: Bool
-    /// Lower-cased tokens of all Connection fields.
+    /// Lower-cased Connection tokens that may name a field to remove (`HeadFieldSummary.connectionTokens`).
     public var connectionTokens: [String]
     /// Bytes of the head including the final CRLF CRLF.
     public var headLength: Int

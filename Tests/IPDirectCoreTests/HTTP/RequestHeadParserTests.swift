@@ -159,10 +159,11 @@ import Testing
         #expect(head?.keepAlive == keepAlive)
     }
 
-    @Test func collectsConnectionTokensLowerCasedFromAllFields() {
+    @Test func collectsTheConnectionTokensThatMayNameFieldsLowerCasedFromAllFields() {
         let head = RawHead("GET / HTTP/1.1\r\nHost: a.test\r\nConnection: Keep-Alive, X-Foo,,\r\n"
             + "connection: close\r\nConnection:\r\n\r\n").request()
-        #expect(head?.connectionTokens == ["keep-alive", "x-foo", "close"])
+        #expect(head?.connectionTokens == ["x-foo", "close"])
+        #expect(head?.keepAlive == false)
     }
 
     @Test(arguments: [
