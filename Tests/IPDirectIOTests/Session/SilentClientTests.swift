@@ -18,12 +18,18 @@ import IPDirectTesting
         }
     }
 
-    @Test func aConnectionThatSendsNothingHoldsNoSessionAndClosesAtTheHeadDeadline() throws {
-        let server = try Server(config: try ClientSessionTests.config(originPort: 9, proxyKeys: "header_timeout = 0.2"))
-        defer { ClientSessionTests.stop(server) }
+    /// A client connected to `server`'s one worker that has sent nothing yet, once the worker holds it as silent.
+    static func silentClient(of server: Server) throws -> (Worker, Client) {
         let worker = server.workers[0]
         let client = try Client(server: server)
         #expect(LoopDriver.run(worker.base) { worker.silentClients.count == 1 })
+        return (worker, client)
+    }
+
+    @Test func aConnectionThatSendsNothingHoldsNoSessionAndClosesAtTheHeadDeadline() throws {
+        let server = try Server(config: try ClientSessionTests.config(originPort: 9, proxyKeys: "header_timeout = 0.2"))
+        defer { ClientSessionTests.stop(server) }
+        let (worker, client) = try Self.silentClient(of: server)
         #expect(worker.sessions.isEmpty)
         #expect(worker.metrics.snapshot.connectionsActive == 1)
         #expect(Self.runUntilClosed(client, worker), "closed at the head deadline, without an answer")
@@ -35,9 +41,7 @@ import IPDirectTesting
         let origin = try ScriptedHTTPServer(.respond(response: ClientSessionTests.originResponse, closeAfterMillis: nil))
         let server = try Server(config: try ClientSessionTests.config(originPort: origin.port))
         defer { ClientSessionTests.stop(server) }
-        let worker = server.workers[0]
-        let client = try Client(server: server)
-        #expect(LoopDriver.run(worker.base) { worker.silentClients.count == 1 })
+        let (worker, client) = try Self.silentClient(of: server)
         LoopDriver.run(worker.base, forMillis: 50)
         #expect(client.get(port: origin.port, body: "ok").hasPrefix("HTTP/1.1 200"))
         #expect(worker.silentClients.isEmpty)
@@ -48,9 +52,7 @@ import IPDirectTesting
     @Test func aStopClosesConnectionsThatSentNothing() throws {
         let server = try Server(config: try ClientSessionTests.config(originPort: 9))
         defer { ClientSessionTests.stop(server) }
-        let worker = server.workers[0]
-        let client = try Client(server: server)
-        #expect(LoopDriver.run(worker.base) { worker.silentClients.count == 1 })
+        let (worker, client) = try Self.silentClient(of: server)
         var drained = false
         worker.beginDrain { drained = true }
         #expect(drained, "nothing was in flight")
@@ -62,9 +64,7 @@ import IPDirectTesting
     @Test func maxConnectionsCountsConnectionsThatSentNothing() throws {
         let server = try Server(config: try ClientSessionTests.config(originPort: 9, proxyKeys: "max_connections = 1"))
         defer { ClientSessionTests.stop(server) }
-        let worker = server.workers[0]
-        let silent = try Client(server: server)
-        #expect(LoopDriver.run(worker.base) { worker.silentClients.count == 1 })
+        let (worker, silent) = try Self.silentClient(of: server)
         let refused = try Client(server: server)
         #expect(refused.receive { $0.contains("\r\n\r\n") }.hasPrefix("HTTP/1.1 503"))
         #expect(worker.silentClients.count == 1)
