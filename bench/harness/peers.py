@@ -47,7 +47,7 @@ class ResolvingDaemon(Daemon):
 
 
 def nginx_proxy(environment):
-    """nginx in the foreground (daemon off), two workers, resolving through its own dnsmasq."""
+    """nginx in the foreground (daemon off), two workers, with an upstream pool for the known origin."""
     port = free_port()
     directory = os.path.join(environment.run_dir, "nginx-proxy")
     os.makedirs(directory, exist_ok=True)
