@@ -1,25 +1,16 @@
-/// The bytes of a rewritten head, written into an array allocated once at a size the rewriter bounds in
-/// advance. Growing an array append by append, through generic `append(contentsOf:)`, cost more than the
-/// copying itself; here every piece is one bounds check and one copy.
+/// Writes the bytes of a rewritten head into a `HeadBuffer`'s room, whose size the rewriter bounds in advance.
+/// Growing an array append by append, through generic `append(contentsOf:)`, cost more than the copying
+/// itself; here every piece is one bounds check and one copy.
 struct HeadOutput {
     private let base: UnsafeMutableRawPointer
     private let capacity: Int
     private(set) var count = 0
 
-    private init(base: UnsafeMutableRawPointer, capacity: Int) {
+    /// Writes at `base`, which has room for `capacity` bytes. Writing more is a programming error and stops the
+    /// process rather than write past the room.
+    init(base: UnsafeMutableRawPointer, capacity: Int) {
         self.base = base
         self.capacity = capacity
-    }
-
-    /// The bytes `write` puts into an output of at most `capacity` bytes. Writing more is a programming error
-    /// and stops the process rather than write past the allocation.
-    static func bytes(capacity: Int, _ write: (inout HeadOutput) -> Void) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            var output = HeadOutput(base: UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped),
-                                    capacity: buffer.count)
-            write(&output)
-            initialized = output.count
-        }
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {

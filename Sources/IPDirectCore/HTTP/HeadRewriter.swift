@@ -15,27 +15,30 @@ public enum HeadRewriter {
                                        viaName: String, keepUpgrade: Bool, close: Bool) -> [UInt8]
     {
         var host = hostValue
-        return host.withUTF8 {
+        var output = HeadBuffer()
+        host.withUTF8 {
             upstreamRequest(head, in: bytes, hostValue: UnsafeRawBufferPointer($0), viaName: viaName,
-                            keepUpgrade: keepUpgrade, close: close)
+                            keepUpgrade: keepUpgrade, close: close, into: &output)
         }
+        return output.bytes
     }
 
     /// `upstreamRequest` with the Host value taken from `hostRange` of the received bytes (the authority of
-    /// an absolute-form target), so no String is made of it.
+    /// an absolute-form target), so no String is made of it, written into `output` (whose storage the next
+    /// head reuses).
     public static func upstreamRequest(_ head: RequestHead, in bytes: UnsafeRawBufferPointer, hostRange: Range<Int>,
-                                       viaName: String, keepUpgrade: Bool, close: Bool) -> [UInt8]
+                                       viaName: String, keepUpgrade: Bool, close: Bool, into output: inout HeadBuffer)
     {
         upstreamRequest(head, in: bytes, hostValue: UnsafeRawBufferPointer(rebasing: bytes[hostRange]),
-                        viaName: viaName, keepUpgrade: keepUpgrade, close: close)
+                        viaName: viaName, keepUpgrade: keepUpgrade, close: close, into: &output)
     }
 
     private static func upstreamRequest(_ head: RequestHead, in bytes: UnsafeRawBufferPointer,
                                         hostValue: UnsafeRawBufferPointer, viaName: String, keepUpgrade: Bool,
-                                        close: Bool) -> [UInt8]
+                                        close: Bool, into output: inout HeadBuffer)
     {
         let capacity = head.headLength + hostValue.count + viaName.utf8.count + extraHeadCapacity
-        return HeadOutput.bytes(capacity: capacity) { out in
+        output.write(capacity: capacity) { out in
             out.append(bytes, head.methodBytes)
             out.append(HTTPByte.space)
             switch head.target {
@@ -69,8 +72,17 @@ public enum HeadRewriter {
     public static func clientResponse(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer, viaName: String,
                                       keepUpgrade: Bool, persistence: ResponsePersistence) -> [UInt8]
     {
+        var output = HeadBuffer()
+        clientResponse(head, in: bytes, viaName: viaName, keepUpgrade: keepUpgrade, persistence: persistence, into: &output)
+        return output.bytes
+    }
+
+    /// `clientResponse`, written into `output` (whose storage the next head reuses).
+    public static func clientResponse(_ head: ResponseHead, in bytes: UnsafeRawBufferPointer, viaName: String,
+                                      keepUpgrade: Bool, persistence: ResponsePersistence, into output: inout HeadBuffer)
+    {
         let capacity = head.headLength + viaName.utf8.count + extraHeadCapacity
-        return HeadOutput.bytes(capacity: capacity) { out in
+        output.write(capacity: capacity) { out in
             out.append("HTTP/1.1 ")
             out.appendStatus(head.status)
             out.append(HTTPByte.space)

@@ -5,9 +5,9 @@ public struct SessionActionPayloads {
     /// The bytes `sendToClient` writes.
     public internal(set) var reply: [UInt8] = []
     /// The rewritten head `forwardRequest` sends upstream.
-    public internal(set) var requestHead: [UInt8] = []
+    public internal(set) var requestHead = HeadBuffer()
     /// The rewritten head `forwardResponse` sends to the client.
-    public internal(set) var responseHead: [UInt8] = []
+    public internal(set) var responseHead = HeadBuffer()
     /// Where `connect` goes.
     public internal(set) var upstream: UpstreamRequest?
     /// Why `recordHostFailure` blames the upstream address.

@@ -74,15 +74,14 @@ extension SessionMachine {
         let persistence = ResponsePersistence(
             clientVersion: request.clientVersion, clientKeepAlive: request.keepAlive, framing: head.framing,
             mustClose: !head.keepAlive || !forwarding.requestBody.isComplete || clientHasNoMoreRequests(levels))
-        let rewritten = HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName, keepUpgrade: false,
-                                                    persistence: persistence)
+        HeadRewriter.clientResponse(head, in: bytes, viaName: rules.proxy.viaName, keepUpgrade: false,
+                                    persistence: persistence, into: &payloads.responseHead)
         record.status = head.status
         record.firstByteMicros = now - request.startMicros
-        record.bytesToClient += UInt64(rewritten.count)
+        record.bytesToClient += UInt64(payloads.responseHead.count)
         forwarding.response = .streamingBody(BodyProgress(head.framing), closeClientAfter: persistence.closes,
                                              upstreamKeepAlive: head.keepAlive && head.framing != .untilClose)
         state = .forwarding(forwarding)
-        payloads.responseHead = rewritten
         actions.append(.forwardResponse)
     }
 

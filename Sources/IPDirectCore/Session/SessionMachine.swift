@@ -36,7 +36,7 @@ public struct SessionMachine {
     public internal(set) var payloads = SessionActionPayloads()
     /// The rewritten request head, kept only while a dropped reused connection may still make it go out again
     /// on a fresh one. Here rather than in the forwarding state, which is copied at every event.
-    @usableFromInline var headForRetry: [UInt8]?
+    @usableFromInline var headForRetry: HeadBuffer?
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -199,10 +199,10 @@ public struct SessionMachine {
             let upgradedPort = scheme == .http ? rules.httpsUpgradePort(for: host) : nil
             request = asked(scheme: upgradedPort == nil ? scheme : .https, host: host, port: upgradedPort ?? port,
                                upgrade: head.upgradeRequested)
-            let upstreamHead = HeadRewriter.upstreamRequest(
-                head, in: bytes, hostRange: authority,
-                viaName: rules.proxy.viaName, keepUpgrade: head.upgradeRequested, close: false)
-            state = .resolving(OutboundRequest(head: upstreamHead, body: body))
+            // Written where the previous exchange's head lies, which nothing holds any more.
+            HeadRewriter.upstreamRequest(head, in: bytes, hostRange: authority, viaName: rules.proxy.viaName,
+                                         keepUpgrade: head.upgradeRequested, close: false, into: &payloads.requestHead)
+            state = .resolving(OutboundRequest(head: payloads.requestHead, body: body))
             if let failure = bufferedBodyFailure {
                 return respond(with: .badRequest(failure), levels, now: now)
             }
@@ -213,7 +213,7 @@ public struct SessionMachine {
             return actions.append(.lookUpListenerAddress)
         case .origin, .asterisk:
             request = asked()
-            state = .resolving(OutboundRequest(head: [], body: body))
+            state = .resolving(OutboundRequest(head: HeadBuffer(), body: body))
             return respond(with: ProxyError(status: 400, kind: .httpRequestError,
                                             details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
                            levels, now: now)

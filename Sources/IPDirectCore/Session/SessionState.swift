@@ -57,7 +57,7 @@ public enum AuthenticationPurpose: Sendable, Equatable {
 /// connected: a CONNECT sends nothing (an empty head, no body).
 public struct OutboundRequest: Sendable, Equatable {
     /// The rewritten request head.
-    public var head: [UInt8]
+    public var head: HeadBuffer
     public var body: BodyProgress
     /// This is the second try, on a fresh connection, of a request whose reused one was dropped: it
     /// never takes a pooled connection again.
@@ -66,13 +66,13 @@ public struct OutboundRequest: Sendable, Equatable {
     /// has several addresses to rank.
     public var firstByteWanted = false
 
-    public init(head: [UInt8], body: BodyProgress) {
+    public init(head: HeadBuffer, body: BodyProgress) {
         self.head = head
         self.body = body
     }
 
     /// What a tunnel sends: nothing until it is open.
-    public static let tunnel = OutboundRequest(head: [], body: .complete)
+    public static let tunnel = OutboundRequest(head: HeadBuffer(), body: .complete)
 }
 
 /// The upstream half of a forwarded exchange.

@@ -111,6 +111,10 @@ struct BufferedSocket: ~Copyable {
         return evbuffer_get_length(bufferevent_get_output(raw))
     }
 
+    /// Whether bytes may be written to the descriptor straight away: nothing is queued ahead of them, and the
+    /// socket is plain (a TLS socket's bytes must go through OpenSSL).
+    var writesAtOnce: Bool { evbuffer_get_length(output) == 0 && ssl == nil }
+
     /// The OpenSSL connection of a TLS socket; nil for a plain one.
     var ssl: OpaquePointer? { bufferevent_openssl_get_ssl(raw!) }
 

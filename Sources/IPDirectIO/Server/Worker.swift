@@ -27,8 +27,6 @@ final class Worker {
     let pipes: PipePool
     /// Loops the daemon runs: `max_pipes` is shared out among them.
     let workerCount: Int
-    /// Scratch buffer for joining a head and its first body bytes into one write; always empty between uses.
-    let staging: OpaquePointer = evbuffer_new()
     private let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
@@ -103,10 +101,6 @@ final class Worker {
             config: config, ownEndpoints: ownEndpoints, tls: tls,
             resolver: ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: mailbox),
             credentials: config.access.authFile == nil ? nil : CredentialVerifier(service: credentialService, mailbox: mailbox))
-    }
-
-    deinit {
-        evbuffer_free(staging)
     }
 
     /// Runs the loop until `requestStop`; called on the worker's own thread.

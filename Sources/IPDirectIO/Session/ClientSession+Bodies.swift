@@ -10,8 +10,8 @@ extension ClientSession {
         var progress = machine.requestBody
         let moved = pump(&progress, from: clientInput, to: upstream.socket, after: &pendingUpstreamHead)
         if !pendingUpstreamHead.isEmpty {
-            ByteTransfer.send(pendingUpstreamHead, to: upstream.socket)
-            pendingUpstreamHead = []
+            pendingUpstreamHead.withUnsafeBytes { ByteTransfer.send($0, to: upstream.socket) }
+            pendingUpstreamHead = HeadBuffer()
         }
         perform(machine.requestBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
                                           now: MonotonicClock.nowMicros()))
@@ -22,8 +22,8 @@ extension ClientSession {
         guard let upstream, var progress = machine.responseBody else { return }
         let moved = pump(&progress, from: upstream.socket.input, to: client, after: &pendingClientHead)
         if !pendingClientHead.isEmpty {
-            ByteTransfer.send(pendingClientHead, to: client)
-            pendingClientHead = []
+            pendingClientHead.withUnsafeBytes { ByteTransfer.send($0, to: client) }
+            pendingClientHead = HeadBuffer()
         }
         perform(machine.responseBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
                                            now: MonotonicClock.nowMicros()))
@@ -49,9 +49,9 @@ extension ClientSession {
     /// Moves what `progress` allows from `source` to the `destination` connection.
     /// `head`, when not empty, is sent in the same write as the first bytes moved.
     private func pump(_ progress: inout BodyProgress, from source: OpaquePointer, to destination: borrowing BufferedSocket,
-                      after head: inout [UInt8]) -> (bytes: UInt64, failure: HTTPParseError?) {
+                      after head: inout HeadBuffer) -> (bytes: UInt64, failure: HTTPParseError?) {
         func move(limit: Int? = nil) -> Int {
-            ByteTransfer.move(from: source, to: destination, limit: limit, after: &head, staging: worker.staging)
+            ByteTransfer.move(from: source, to: destination, limit: limit, after: &head)
         }
         var total: UInt64 = 0
         while true {

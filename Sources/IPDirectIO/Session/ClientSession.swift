@@ -44,8 +44,8 @@ final class ClientSession: ConnectionSetMember {
     var connectionSetSlot = -1
     var parsingInput = false
     /// Heads built by the proxy that leave together with the first body bytes behind them.
-    var pendingUpstreamHead: [UInt8] = []
-    var pendingClientHead: [UInt8] = []
+    var pendingUpstreamHead = HeadBuffer()
+    var pendingClientHead = HeadBuffer()
     /// Bytes of the buffered head already known to hold no line feed: the parser only runs once a new line
     /// has arrived, so a client trickling a head byte by byte costs linear, not quadratic, work.
     var headBytesWithoutNewline = 0
@@ -197,7 +197,7 @@ final class ClientSession: ConnectionSetMember {
 
     private func perform(_ action: SessionAction) {
         switch action {
-        case .sendToClient: ByteTransfer.send(machine.payloads.reply, to: client)
+        case .sendToClient: machine.payloads.reply.withUnsafeBytes { ByteTransfer.send($0, to: client) }
         case .resolve: resolve(machine.request.host)
         case .connect:
             guard let request = machine.payloads.upstream else { return }

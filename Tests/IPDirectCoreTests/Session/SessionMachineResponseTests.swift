@@ -165,7 +165,7 @@ import Testing
             return
         }
         #expect(!first.retriedOnFreshConnection)
-        #expect(script.machine.headForRetry.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
+        #expect(script.machine.headForRetry.map { String(decoding: $0.bytes, as: UTF8.self) }?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
         _ = script.all([.requestPumped(.complete, moved: 0), .upstreamEnded(.eof)])
         guard case .resolving(let outbound) = script.machine.state else {
             Issue.record("not resolving again: \(script.machine.state)")

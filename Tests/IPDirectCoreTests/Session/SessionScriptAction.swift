@@ -28,10 +28,10 @@ extension SessionScript {
                 guard let upstream = payloads.upstream else { fatalError("connect without an upstream request") }
                 self = .connect(upstream)
             case .reusePooled: self = .reusePooled(key: machine.request.poolKey)
-            case .forwardRequest: self = .forwardRequest(head: payloads.requestHead)
+            case .forwardRequest: self = .forwardRequest(head: payloads.requestHead.bytes)
             case .pumpRequestBody: self = .pumpRequestBody
             case .readResponseHead: self = .readResponseHead
-            case .forwardResponse: self = .forwardResponse(head: payloads.responseHead)
+            case .forwardResponse: self = .forwardResponse(head: payloads.responseHead.bytes)
             case .pumpResponseBody: self = .pumpResponseBody
             case .spliceBody(let side, let limit): self = .spliceBody(from: side, limit: limit)
             case .readNextRequest: self = .readNextRequest
