@@ -35,7 +35,24 @@ public struct ChunkedBodyScanner: Sendable, Equatable {
         /// The body is complete; nothing more belongs to it.
         case finished
         /// The body was refused; every further call repeats the error.
-        case failed(HTTPParseError)
+        case failed(Refusal)
+    }
+
+    /// Why the body was refused. A plain value rather than the error's text: a scanner lives in the body
+    /// progress of every chunked exchange, which is copied at every event, and a String in it would make
+    /// each copy count references.
+    private enum Refusal: Sendable, Equatable {
+        case framing(StaticString)
+        case trailer(HeadScanner.Failure)
+
+        var error: HTTPParseError {
+            switch self {
+            case .framing(let reason): return .badRequest("chunked body: \(reason)")
+            case .trailer(let failure): return .badRequest("chunked body: trailer: \(failure)")
+            }
+        }
+
+        static func == (left: Refusal, right: Refusal) -> Bool { left.error == right.error }
     }
 
     private let maxControlBytes: Int
@@ -92,8 +109,8 @@ public struct ChunkedBodyScanner: Sendable, Equatable {
                 return .consumed(offset)
             case .finished:
                 return .finished(offset)
-            case .failed(let error):
-                return .invalid(error)
+            case .failed(let refusal):
+                return .invalid(refusal.error)
             case .sizeLine:
                 switch scanSizeLine(bytes, from: offset) {
                 case .line(let length, let size):
@@ -102,30 +119,30 @@ public struct ChunkedBodyScanner: Sendable, Equatable {
                 case .incomplete:
                     return offset > 0 ? .consumed(offset) : .incomplete
                 case .invalid(let reason):
-                    return fail(reason)
+                    return fail(.framing(reason))
                 }
             case .dataEnd:
                 let available = bytes.count - offset
-                if available >= 1, bytes[offset] != HTTPByte.cr { return fail("missing CRLF after chunk data") }
+                if available >= 1, bytes[offset] != HTTPByte.cr { return fail(.framing("missing CRLF after chunk data")) }
                 if available < HTTPByte.crlfLength { return offset > 0 ? .consumed(offset) : .incomplete }
-                guard bytes[offset + 1] == HTTPByte.lf else { return fail("bare CR after chunk data") }
+                guard bytes[offset + 1] == HTTPByte.lf else { return fail(.framing("bare CR after chunk data")) }
                 offset += HTTPByte.crlfLength
                 state = .sizeLine
             case .trailers(let seen):
                 let end = min(bytes.count, offset + maxTrailerBytes - seen)
                 switch HeadScanner.scanFieldLine(bytes, at: offset, end: end) {
                 case .field(let field, let next):
-                    if Self.isFramingField(bytes, field) { return fail("framing field in trailer section") }
+                    if Self.isFramingField(bytes, field) { return fail(.framing("framing field in trailer section")) }
                     state = .trailers(seen: seen + next - offset)
                     offset = next
                 case .endOfSection(let next):
                     state = .finished
                     return .finished(next)
                 case .incomplete:
-                    if end < bytes.count { return fail("trailer section too large") }
+                    if end < bytes.count { return fail(.framing("trailer section too large")) }
                     return offset > 0 ? .consumed(offset) : .incomplete
                 case .invalid(let failure):
-                    return fail("trailer: \(failure)")
+                    return fail(.trailer(failure))
                 }
             }
         }
@@ -140,16 +157,15 @@ public struct ChunkedBodyScanner: Sendable, Equatable {
         }
     }
 
-    private mutating func fail(_ reason: String) -> ControlResult {
-        let error = HTTPParseError.badRequest("chunked body: \(reason)")
-        state = .failed(error)
-        return .invalid(error)
+    private mutating func fail(_ refusal: Refusal) -> ControlResult {
+        state = .failed(refusal)
+        return .invalid(refusal.error)
     }
 
     private enum SizeLine {
         case line(length: Int, size: UInt64)
         case incomplete
-        case invalid(String)
+        case invalid(StaticString)
     }
 
     /// `chunk-size [ chunk-ext ] CRLF` with
@@ -192,7 +208,7 @@ public struct ChunkedBodyScanner: Sendable, Equatable {
 
     private enum ExtensionFailure: Error {
         case outOfBytes
-        case invalid(String)
+        case invalid(StaticString)
     }
 
     /// `BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ]` after a ";"; returns the index after it.

@@ -236,6 +236,24 @@ struct ChunkedRelay {
         #expect(good.withUnsafeBytes { scanner.scanControl($0) } == .invalid(first))
     }
 
+    /// A scanner lives in the body progress of a chunked exchange, which the session state copies at every event.
+    @Test func aScannerAndTheStateHoldingItCopyWithoutReferenceCounting() {
+        #expect(_isPOD(ChunkedBodyScanner.self))
+        #expect(_isPOD(BodyProgress.self))
+        #expect(_isPOD(Forwarding.self))
+    }
+
+    @Test func aTrailerRefusalIsRepeatedWithTheScannersReason() {
+        var scanner = ChunkedBodyScanner()
+        let body = Array("0\r\nX-A:\u{1}b\r\n\r\n".utf8)
+        guard case .invalid(let first) = body.withUnsafeBytes({ scanner.scanControl($0) }) else {
+            Issue.record("expected invalid")
+            return
+        }
+        #expect(first == HTTPParseError(status: 400, reason: "chunked body: trailer: control character in field value"))
+        #expect(Array("\r\n".utf8).withUnsafeBytes { scanner.scanControl($0) } == .invalid(first))
+    }
+
     // MARK: Limits
 
     @Test func enforcesTheControlLineLimitUnderEverySplit() {
