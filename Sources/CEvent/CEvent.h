@@ -95,6 +95,30 @@ static inline ssize_t ipd_splice(int from, int to, size_t length, unsigned int f
 extern int pipe2(int fds[2], int flags);
 static inline int ipd_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
+/* The number of bytes in `buffer`, read where libevent keeps it: evbuffer_get_length is a call into the library
+ * for one load, and the request path asks several times per request. libevent 2.1's struct evbuffer
+ * (evbuffer-internal.h) begins with three chain pointers, then total_len, two counters and its lock; a buffer
+ * with a lock (made thread-safe) is asked through the library. ipd_evbuffer_layout_matches checks the layout
+ * once at start-up. */
+struct ipd_evbuffer_head {
+    void *first, *last, *last_with_datap;
+    size_t total_len, n_add_for_cb, n_del_for_cb;
+    void *lock;
+};
+static inline size_t ipd_evbuffer_length(const struct evbuffer *buffer) {
+    const struct ipd_evbuffer_head *head = (const struct ipd_evbuffer_head *)buffer;
+    return head->lock == NULL ? head->total_len : evbuffer_get_length(buffer);
+}
+static inline int ipd_evbuffer_layout_matches(void) {
+    struct evbuffer *buffer = evbuffer_new();
+    if (buffer == NULL) return 0;
+    const struct ipd_evbuffer_head *head = (const struct ipd_evbuffer_head *)buffer;
+    int matches = head->lock == NULL && head->total_len == 0 && evbuffer_add(buffer, "layout", 6) == 0
+        && head->total_len == 6 && evbuffer_get_length(buffer) == 6 && head->first != NULL && head->first == head->last;
+    evbuffer_free(buffer);
+    return matches;
+}
+
 /* Points a plain bufferevent's read event at `routine` (called with the bufferevent as its argument, which
  * libevent's finalizer also expects there): reads then skip libevent 2.1's FIONREAD before every read, while
  * enable/disable, the read timeout, watermark suspension and freeing keep working on the same event. libevent

@@ -11,7 +11,7 @@ enum DNSStreamFraming {
         var prefix = [UInt8](repeating: 0, count: prefixSize)
         guard evbuffer_copyout(input, &prefix, prefixSize) == prefixSize else { return nil }
         let length = Int(prefix[0]) << 8 | Int(prefix[1])
-        guard evbuffer_get_length(input) >= prefixSize + length else { return nil }
+        guard ipd_evbuffer_length(input) >= prefixSize + length else { return nil }
         evbuffer_drain(input, prefixSize)
         var message = [UInt8](repeating: 0, count: length)
         if length > 0 { evbuffer_remove(input, &message, length) }

@@ -103,17 +103,17 @@ struct BufferedSocket: ~Copyable {
     /// Bytes read and not taken yet; a closed socket holds none.
     var inputLength: Int {
         guard let raw else { return 0 }
-        return evbuffer_get_length(bufferevent_get_input(raw))
+        return ipd_evbuffer_length(bufferevent_get_input(raw))
     }
     /// Bytes not written yet; a closed socket holds none.
     var outputLength: Int {
         guard let raw else { return 0 }
-        return evbuffer_get_length(bufferevent_get_output(raw))
+        return ipd_evbuffer_length(bufferevent_get_output(raw))
     }
 
     /// Whether bytes may be written to the descriptor straight away: nothing is queued ahead of them, and the
     /// socket is plain (a TLS socket's bytes must go through OpenSSL).
-    var writesAtOnce: Bool { evbuffer_get_length(output) == 0 && ssl == nil }
+    var writesAtOnce: Bool { ipd_evbuffer_length(output) == 0 && ssl == nil }
 
     /// The OpenSSL connection of a TLS socket; nil for a plain one.
     var ssl: OpaquePointer? { bufferevent_openssl_get_ssl(raw!) }

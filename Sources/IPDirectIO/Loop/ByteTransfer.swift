@@ -13,7 +13,7 @@ enum ByteTransfer {
     /// loop turn, write and disarm it again: two epoll_ctl calls and an extra wakeup per read, which
     /// dominated the CPU cost of a bulk transfer.
     static func move(from source: OpaquePointer, to destination: borrowing BufferedSocket, limit: Int? = nil) -> Int {
-        let available = evbuffer_get_length(source)
+        let available = ipd_evbuffer_length(source)
         var wanted = min(available, limit ?? available)
         guard wanted > 0 else { return 0 }
         var moved = 0
@@ -34,7 +34,7 @@ enum ByteTransfer {
     static func move(from source: OpaquePointer, to destination: borrowing BufferedSocket, limit: Int? = nil,
                      after head: inout HeadBuffer) -> Int {
         guard !head.isEmpty else { return move(from: source, to: destination, limit: limit) }
-        let available = evbuffer_get_length(source)
+        let available = ipd_evbuffer_length(source)
         let wanted = min(available, limit ?? available)
         let output = destination.output
         var written = 0
@@ -55,7 +55,7 @@ enum ByteTransfer {
     /// Queues the first `count` bytes of `source` on `output` without copying them; returns how many moved.
     private static func queue(_ count: Int, from source: OpaquePointer, to output: OpaquePointer) -> Int {
         guard count > 0 else { return 0 }
-        if count == evbuffer_get_length(source) {
+        if count == ipd_evbuffer_length(source) {
             evbuffer_add_buffer(output, source)
             return count
         }

@@ -5,7 +5,7 @@ import IPDirectCore
 extension ClientSession {
     /// Hands the buffered SOCKS bytes to the machine; false when it took none (it waits for more).
     func readSOCKSInput() -> Bool {
-        let length = evbuffer_get_length(clientInput)
+        let length = ipd_evbuffer_length(clientInput)
         let peek = min(length, SessionMachine.maxSOCKSMessageBytes)
         guard peek > 0, let start = evbuffer_pullup(clientInput, peek) else {
             perform(machine.socksReceived(UnsafeRawBufferPointer(start: nil, count: 0), levels, now: MonotonicClock.nowMicros()))
@@ -14,7 +14,7 @@ extension ClientSession {
         perform(machine.socksReceived(UnsafeRawBufferPointer(start: start, count: peek), levels,
                                       now: MonotonicClock.nowMicros()))
         // A message that closed the connection freed its buffers: nothing is left to read.
-        return !isClosed && evbuffer_get_length(clientInput) < length
+        return !isClosed && ipd_evbuffer_length(clientInput) < length
     }
 
     /// Checks a user's password against `[access] auth_file` (on the verifier's thread, or at once

@@ -55,7 +55,7 @@ extension ClientSession {
         }
         var total: UInt64 = 0
         while true {
-            let available = evbuffer_get_length(source)
+            let available = ipd_evbuffer_length(source)
             switch progress {
             case .complete:
                 return (total, nil)

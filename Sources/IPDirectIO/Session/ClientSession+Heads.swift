@@ -32,7 +32,7 @@ extension ClientSession {
             client.pauseReading()
             return false
         }
-        let length = evbuffer_get_length(clientInput)
+        let length = ipd_evbuffer_length(clientInput)
         let now = MonotonicClock.nowMicros()
         guard length > 0 else {
             perform(machine.headIncomplete(levels, now: now))
@@ -88,7 +88,7 @@ extension ClientSession {
     /// whose framing is already known to be broken never causes an upstream connection.
     private func invalidBufferedChunkedBody(of head: RequestHead) -> HTTPParseError? {
         guard case .chunked = head.framing else { return nil }
-        let length = min(evbuffer_get_length(clientInput) - head.headLength, ClientSession.inputHighWater)
+        let length = min(ipd_evbuffer_length(clientInput) - head.headLength, ClientSession.inputHighWater)
         guard length > 0, let start = evbuffer_pullup(clientInput, head.headLength + length) else { return nil }
         var scanner = ChunkedBodyScanner()
         if case .invalid(let failure) = scanner.walk(UnsafeRawBufferPointer(start: start + head.headLength, count: length)).end {
@@ -101,7 +101,7 @@ extension ClientSession {
     func parseResponseHeads() {
         while !isClosed, let upstream, case .readResponseHead? = machine.bytesArrived(from: .upstream) {
             let input = upstream.socket.input
-            let length = evbuffer_get_length(input)
+            let length = ipd_evbuffer_length(input)
             guard length > 0 else { return }
             let peek = min(length, maxHeaderBytes + 1)
             guard let start = evbuffer_pullup(input, peek) else { return }

@@ -223,7 +223,7 @@ final class ClientSession: ConnectionSetMember {
             if client.outputLength == 0 { perform(machine.outputDrained(.client, levels)) }
         case .countUnreadClientInput:
             perform(machine.unreadClientInputCounted(Int(ipd_unread_bytes(client.fd)), levels))
-        case .discardClientInput: evbuffer_drain(clientInput, evbuffer_get_length(clientInput))
+        case .discardClientInput: evbuffer_drain(clientInput, ipd_evbuffer_length(clientInput))
         case .startTunnel: startTunnel()
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)

@@ -52,7 +52,7 @@ final class HTTP1Connection {
 
     func didRead() {
         let input = upstream.socket.input
-        let count = evbuffer_get_length(input)
+        let count = ipd_evbuffer_length(input)
         var bytes = [UInt8](repeating: 0, count: count)
         if count > 0 { evbuffer_remove(input, &bytes, count) }
         guard exchange != nil else {

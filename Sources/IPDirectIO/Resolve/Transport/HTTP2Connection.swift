@@ -135,7 +135,7 @@ final class HTTP2Connection {
     func didRead() {
         guard let session, !isClosed else { return }
         let input = upstream.socket.input
-        let length = evbuffer_get_length(input)
+        let length = ipd_evbuffer_length(input)
         guard length > 0, let bytes = evbuffer_pullup(input, -1) else { return }
         let consumed = nghttp2_session_mem_recv(session, bytes, length)
         evbuffer_drain(input, length)
