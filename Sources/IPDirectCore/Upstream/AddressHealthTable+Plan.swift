@@ -30,13 +30,13 @@ struct HostBalanceState: Sendable {
 
     /// A plan for `only`, the host's one address, was made at `now`. Changed where it lies in the table: reading
     /// the state out to compare its last order would copy all of it.
-    mutating func plannedOne(_ only: [SocketAddress], mode: BalanceMode, now: Int64) {
+    mutating func plannedOne(_ only: SocketAddress, mode: BalanceMode, now: Int64) {
         self.mode = mode
         lastUsedMicros = now
         turn &+= 1
-        if lastOrder != only {
-            lastOrder = only
-            keepOnly(only)
+        if lastOrder.count != 1 || lastOrder[0] != only {
+            lastOrder = [only]
+            keepOnly(lastOrder)
         }
     }
 
@@ -53,7 +53,7 @@ extension AddressHealthTable {
     /// are skipped while others are healthy, and tried last (soonest-to-expire first) when none is.
     public mutating func plan(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode,
                               now: Int64) -> AddressPlan {
-        if candidates.count == 1 { return planForOneAddress(host, candidates, mode: mode, now: now) }
+        if candidates.count == 1 { return plan(for: host, only: candidates[0], mode: mode, now: now) }
         var state = hosts[host] ?? HostBalanceState(mode: mode, lastUsedMicros: now)
         state.mode = mode
         state.lastUsedMicros = now
@@ -96,20 +96,23 @@ extension AddressHealthTable {
         }
     }
 
-    /// Most hosts have one address: nothing to rank, and the host's state is updated where it lies.
-    private mutating func planForOneAddress(_ host: UpstreamHostKey, _ only: [SocketAddress], mode: BalanceMode,
-                                            now: Int64) -> AddressPlan {
-        touch(only[0], now: now, stamp: true)
+    /// The plan for a host with one address, `only`: nothing to rank, and the host's state is updated where it
+    /// lies. The plan's lists are the host's last order, so a host that keeps its address allocates none.
+    public mutating func plan(for host: UpstreamHostKey, only: SocketAddress, mode: BalanceMode, now: Int64) -> AddressPlan {
+        touch(only, now: now, stamp: true)
+        let order: [SocketAddress]
         if let index = hosts.index(forKey: host) {
             hosts.values[index].plannedOne(only, mode: mode, now: now)
+            order = hosts.values[index].lastOrder
         } else {
             if hosts.count >= settings.maxHosts {
                 expire(now: now)
                 trim(&hosts, to: settings.maxHosts - 1) { $0.lastUsedMicros }
             }
-            hosts[host] = HostBalanceState(mode: mode, lastOrder: only, lastUsedMicros: now)
+            order = [only]
+            hosts[host] = HostBalanceState(mode: mode, lastOrder: order, lastUsedMicros: now)
         }
-        return AddressPlan(order: only, reusable: only, keepsIdle: only)
+        return AddressPlan(order: order, reusable: order, keepsIdle: order)
     }
 
     private func rankHealthy(_ healthy: [SocketAddress], state: inout HostBalanceState,

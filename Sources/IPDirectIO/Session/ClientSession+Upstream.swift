@@ -27,9 +27,11 @@ extension ClientSession {
     /// hosts are probed where the resolver stores them, not per request), then reuses a pooled
     /// connection to the best usable one or races new connections.
     func connect(_ request: UpstreamRequest) {
-        let candidates = request.addresses.map { SocketAddress(ip: $0, port: request.port) }
-        let plan = worker.health.plan(for: request.hostKey, candidates: candidates,
-                                      mode: configuration.rules.balanceMode(for: request.host))
+        let mode = configuration.rules.balanceMode(for: request.host)
+        let plan = request.addresses.count == 1
+            ? worker.health.plan(for: request.hostKey, only: SocketAddress(ip: request.addresses[0], port: request.port), mode: mode)
+            : worker.health.plan(for: request.hostKey, candidates: request.addresses.map { SocketAddress(ip: $0, port: request.port) },
+                                 mode: mode)
         if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
             return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
         }

@@ -44,6 +44,12 @@ final class UpstreamHealth: Sendable {
         return state.withLock { $0.table.plan(for: host, candidates: candidates, mode: mode, now: now) }
     }
 
+    /// `plan(for:candidates:mode:)` for a host with one address, which needs no list made of it.
+    func plan(for host: UpstreamHostKey, only: SocketAddress, mode: BalanceMode) -> AddressPlan {
+        let now = MonotonicClock.nowMicros()
+        return state.withLock { $0.table.plan(for: host, only: only, mode: mode, now: now) }
+    }
+
     /// The order a DNS answer hands `candidates` out in, under one lock: the plan's, quarantined addresses
     /// left out unless all are. Nil, and nothing recorded, when the order would be the one given: the
     /// default mode and nothing known about any candidate. A DNS listener answers many names nobody

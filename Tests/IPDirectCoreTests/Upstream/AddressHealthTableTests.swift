@@ -73,6 +73,25 @@ import Testing
         #expect(plan.reusable.contains(Self.a))
     }
 
+    @Test func aHostThatKeepsItsOneAddressIsPlannedWithoutANewList() {
+        var table = Self.table()
+        let first = table.plan(for: Self.host, only: Self.a, mode: .fastest, now: 0)
+        let second = table.plan(for: Self.host, only: Self.a, mode: .fastest, now: 1)
+        #expect(first == AddressPlan(order: [Self.a], reusable: [Self.a]))
+        #expect(second == first)
+        let firstStorage = first.order.withUnsafeBufferPointer { $0.baseAddress }
+        #expect(second.order.withUnsafeBufferPointer { $0.baseAddress } == firstStorage)
+    }
+
+    @Test func aHostWhoseOneAddressChangesForgetsWhatItLearnedOfTheOld() {
+        var table = Self.table()
+        _ = table.plan(for: Self.host, only: Self.a, mode: .fastest, now: 0)
+        _ = table.recordHostFailure(Self.a, for: Self.host, reason: "hostname mismatch", now: 1)
+        #expect(table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 2).order == [Self.b, Self.a])
+        #expect(table.plan(for: Self.host, only: Self.b, mode: .fastest, now: 3) == AddressPlan(order: [Self.b], reusable: [Self.b]))
+        #expect(table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 4).order == [Self.a, Self.b])
+    }
+
     @Test func tiedAddressesTakeTurnsAtTheFront() {
         var table = Self.table()
         _ = table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 0)
