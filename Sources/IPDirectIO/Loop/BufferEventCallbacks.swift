@@ -31,15 +31,15 @@ enum BufferEventCallbacks {
             Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(from: .upstream, events: events)
         })
 
-    /// Any byte, EOF, error or the idle timeout while pooled makes a connection unusable.
+    /// Any byte, EOF or error while pooled makes a connection unusable; the pool decides about a timeout.
     static let pooled = BufferEventHandlers<UpstreamConnection>(
         read: { _, context in
             let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
             connection.pool?.drop(connection)
         },
-        event: { _, _, context in
+        event: { _, events, context in
             let connection = Unmanaged<UpstreamConnection>.fromOpaque(context!).takeUnretainedValue()
-            connection.pool?.drop(connection)
+            connection.pool?.idleConnection(connection, reported: events)
         })
 
     static let connectAttempt = BufferEventHandlers<Connector.Attempt>(read: nil, event: { _, events, context in

@@ -71,7 +71,7 @@ final class Worker {
         self.gate = gate
         self.resolverService = resolverService
         self.credentialService = credentialService
-        pool = UpstreamPool(maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
+        pool = UpstreamPool(base: base, maxIdlePerKey: config.proxy.upstreamMaxIdlePerHost,
                             idleTimeoutMillis: config.proxy.upstreamIdleTimeoutMs)
         accessLog = AccessLogWriter(base: base, fd: accessLogFD)
         let mailbox = try LoopMailbox(base: base)

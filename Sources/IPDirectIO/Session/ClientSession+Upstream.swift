@@ -79,9 +79,10 @@ extension ClientSession {
         configureFlow(of: connection)
         connection.socket.resumeReading()
         performQueuedActions()
-        // The pool's idle timeout gives way to the response timeout once the request is on its way, mostly
-        // in the actions just performed; nothing runs in between. A request whose body still streams has none.
-        if upstream === connection && connection.hasIdleTimeout { connection.setReadTimeout(nil) }
+        // The last exchange's read timeout gives way to this one's response timeout once the request is on its
+        // way, mostly in the actions just performed; nothing runs in between. A request whose body still
+        // streams has none.
+        if upstream === connection && connection.hasStaleReadTimeout { connection.setReadTimeout(nil) }
     }
 
     /// The exchange is over: return a clean connection to the pool, close any other.

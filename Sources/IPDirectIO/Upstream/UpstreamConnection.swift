@@ -23,8 +23,11 @@ final class UpstreamConnection {
     /// Whether a read timeout is set on the socket. Setting a bufferevent's timeouts re-adds its events to the
     /// loop's timer heap, so "none" is not set twice; a timeout is always set again, as that restarts it.
     private var hasReadTimeout = false
-    /// The read timeout is the pool's idle timeout, which the session that takes the connection replaces.
-    private(set) var hasIdleTimeout = false
+    /// The read timeout set is the one its last exchange left, which the session that takes the connection
+    /// from the pool replaces or clears. The pool does not reset it: its own sweep times idle connections out.
+    private(set) var hasStaleReadTimeout = false
+    /// When the pool took it, for the pool's idle timeout.
+    var pooledAtMicros: Int64 = 0
 
     init(socket: consuming BufferedSocket, key: UpstreamPoolKey?, address: SocketAddress) {
         isTLS = socket.ssl != nil
@@ -52,13 +55,18 @@ final class UpstreamConnection {
         return true
     }
 
-    /// A BEV_EVENT_TIMEOUT after this long without reading while reading (nil: never); `idle` marks the
-    /// pool's idle timeout. Writes to an upstream have no timeout of their own.
-    func setReadTimeout(_ millis: Int?, idle: Bool = false) {
-        hasIdleTimeout = idle
+    /// A BEV_EVENT_TIMEOUT after this long without reading while reading (nil: never). Writes to an upstream
+    /// have no timeout of their own.
+    func setReadTimeout(_ millis: Int?) {
+        hasStaleReadTimeout = false
         guard millis != nil || hasReadTimeout else { return }
         hasReadTimeout = millis != nil
         socket.setTimeouts(readMillis: millis, writeMillis: nil)
+    }
+
+    /// The exchange that set the read timeout is over; it stays set until the next one replaces it.
+    func keepReadTimeoutUntilReused() {
+        hasStaleReadTimeout = hasReadTimeout
     }
 
     /// Gives the socket the flow settings of the sessions it carries: once, and again only when the read high

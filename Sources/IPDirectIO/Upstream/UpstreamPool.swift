@@ -7,20 +7,30 @@ import IPDirectCore
 /// A key's list stays (empty, with its capacity) when its last connection is taken, so a host in steady
 /// keep-alive use checks its connection in and out without allocating; empty lists are swept only when
 /// there are more than `keptSlots` keys.
+///
+/// Idle connections time out through one timer for the whole pool, as a sweep over the oldest of each list,
+/// rather than a timer per connection: setting a connection's own timeout at every check-in cost a timer
+/// heap update per request.
 final class UpstreamPool {
     /// How many keys the pool keeps lists for before it drops the empty ones, so hosts visited once do not
     /// pile up.
     static let defaultKeptSlots = 256
 
+    /// Oldest first in each list: check-in appends.
     private var idle: [UpstreamPoolKey: [UpstreamConnection]] = [:]
     private let maxIdlePerKey: Int
-    private let idleTimeoutMillis: Int
+    private let idleTimeoutMicros: Int64
     private let keptSlots: Int
+    private let sweepTimer: Timer
+    /// When the armed sweep runs; nil while none is armed.
+    private var sweepDueMicros: Int64?
 
-    init(maxIdlePerKey: Int, idleTimeoutMillis: Int, keptSlots: Int = UpstreamPool.defaultKeptSlots) {
+    init(base: EventBase, maxIdlePerKey: Int, idleTimeoutMillis: Int, keptSlots: Int = UpstreamPool.defaultKeptSlots) {
         self.maxIdlePerKey = maxIdlePerKey
-        self.idleTimeoutMillis = idleTimeoutMillis
+        idleTimeoutMicros = Int64(idleTimeoutMillis) * 1000
         self.keptSlots = keptSlots
+        sweepTimer = Timer(base: base)
+        sweepTimer.action = { [unowned self] in sweep() }
     }
 
     var idleCount: Int { idle.values.reduce(0) { $0 + $1.count } }
@@ -80,8 +90,11 @@ final class UpstreamPool {
         connection.reused = true
         connection.pool = self
         connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
-        connection.setReadTimeout(idleTimeoutMillis, idle: true)
+        connection.keepReadTimeoutUntilReused()
         connection.socket.resumeReading()
+        let now = MonotonicClock.nowMicros()
+        connection.pooledAtMicros = now
+        if sweepDueMicros == nil { scheduleSweep(at: now + idleTimeoutMicros, now: now) }
         guard let slot = idle.index(forKey: key) else {
             if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }
             idle[key] = [connection]
@@ -93,7 +106,16 @@ final class UpstreamPool {
         idle.values[slot].append(connection)
     }
 
-    /// Server sent bytes, closed, failed or the idle timeout fired: the connection is no longer usable.
+    /// An event on an idle connection. The read timeout its last exchange left may fire while it is pooled: it
+    /// is cleared and the connection stays until the pool's own idle timeout. EOF or an error drops it.
+    func idleConnection(_ connection: UpstreamConnection, reported events: Int16) {
+        let broken = Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR)
+        guard events & Int16(BEV_EVENT_TIMEOUT) != 0, events & broken == 0 else { return drop(connection) }
+        connection.setReadTimeout(nil)
+        connection.socket.resumeReading()
+    }
+
+    /// Server sent bytes, closed or failed: the connection is no longer usable.
     func drop(_ connection: UpstreamConnection) {
         guard let key = connection.key, let slot = idle.index(forKey: key),
               let index = idle.values[slot].firstIndex(where: { $0 === connection }) else { return }
@@ -104,5 +126,30 @@ final class UpstreamPool {
     func closeAll() {
         for list in idle.values { list.forEach { $0.close() } }
         idle.removeAll()
+        sweepTimer.cancel()
+        sweepDueMicros = nil
+    }
+
+    /// Closes the connections idle for the idle timeout, then waits for the oldest of those left.
+    private func sweep() {
+        sweepDueMicros = nil
+        let now = MonotonicClock.nowMicros()
+        var oldest: Int64?
+        for slot in idle.indices {
+            let expired = idle.values[slot].prefix { $0.pooledAtMicros + idleTimeoutMicros <= now }.count
+            for connection in idle.values[slot][..<expired] {
+                connection.pool = nil
+                connection.close()
+            }
+            idle.values[slot].removeFirst(expired)
+            if let first = idle.values[slot].first { oldest = min(oldest ?? first.pooledAtMicros, first.pooledAtMicros) }
+        }
+        if let oldest { scheduleSweep(at: oldest + idleTimeoutMicros, now: now) }
+    }
+
+    private func scheduleSweep(at due: Int64, now: Int64) {
+        sweepDueMicros = due
+        // Rounded up: a sweep that ran early would find nothing due and arm itself again at once.
+        sweepTimer.schedule(afterMillis: Int((max(0, due - now) + 999) / 1000))
     }
 }

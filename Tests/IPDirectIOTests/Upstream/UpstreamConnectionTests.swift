@@ -27,7 +27,8 @@ import IPDirectTesting
         let base = EventBase()
         let (pair, owner) = try Self.reading(on: base)
         let connection = pair.connection
-        connection.setReadTimeout(300, idle: true)
+        connection.setReadTimeout(300)
+        connection.keepReadTimeoutUntilReused()
         LoopDriver.run(base, forMillis: 200)
         connection.setReadTimeout(300)
         LoopDriver.run(base, forMillis: 200)
@@ -36,22 +37,26 @@ import IPDirectTesting
         #expect(owner.events == [Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)])
     }
 
-    @Test func thePoolsIdleTimeoutIsToldFromASessionsTimeout() throws {
+    @Test func aReadTimeoutLeftByTheLastExchangeIsToldFromOneASessionSet() throws {
         let base = EventBase()
         let pair = try UpstreamPoolTests.Pair(base: base, address: UpstreamPoolTests.first)
         let connection = pair.connection
-        #expect(!connection.hasIdleTimeout)
-        connection.setReadTimeout(1000, idle: true)
-        #expect(connection.hasIdleTimeout)
+        connection.keepReadTimeoutUntilReused()
+        #expect(!connection.hasStaleReadTimeout, "no timeout was set, so none is left")
+        connection.setReadTimeout(1000)
+        #expect(!connection.hasStaleReadTimeout)
+        connection.keepReadTimeoutUntilReused()
+        #expect(connection.hasStaleReadTimeout)
         connection.setReadTimeout(nil)
-        #expect(!connection.hasIdleTimeout)
+        #expect(!connection.hasStaleReadTimeout)
     }
 
     @Test func clearingTheReadTimeoutStopsIt() throws {
         let base = EventBase()
         let (pair, owner) = try Self.reading(on: base)
         let connection = pair.connection
-        connection.setReadTimeout(50, idle: true)
+        connection.setReadTimeout(50)
+        connection.keepReadTimeoutUntilReused()
         connection.setReadTimeout(nil)
         connection.setReadTimeout(nil)
         LoopDriver.run(base, forMillis: 200)

@@ -40,6 +40,12 @@ import IPDirectTesting
             }
         }
 
+        /// The origin's end neither reads EOF nor fails: the pool has not closed its side.
+        var isOpenToOrigin: Bool {
+            var byte: UInt8 = 0
+            return recv(originFD, &byte, 1, Int32(MSG_DONTWAIT)) < 0 && errno == EAGAIN
+        }
+
         deinit { close(originFD) }
     }
 
@@ -49,7 +55,7 @@ import IPDirectTesting
 
     @Test func anIdleConnectionIsHandedOutAgainForItsKeyAndAddress() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         #expect(pool.idleCount == 1 && pair.connection.reused)
@@ -63,7 +69,7 @@ import IPDirectTesting
 
     @Test func aConnectionTheOriginClosedOrWroteToWhileIdleIsDropped() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let closed = try Pair(base: base, address: Self.first)
         let chatty = try Pair(base: base, address: Self.first)
         pool.checkin(closed.connection)
@@ -78,7 +84,7 @@ import IPDirectTesting
     @Test func aConnectionHoldingBytesItReadAtCheckoutIsNotHandedOut() throws {
         // Bytes already taken off the socket whose read callback has not run yet: checkout itself must notice.
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         let input = pair.connection.socket.input
@@ -94,7 +100,7 @@ import IPDirectTesting
         // Checkout makes no system call: a FIN not yet seen by the loop is found by the pooled read, and a
         // request sent on the connection meanwhile fails before its first response byte and is retried.
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         shutdown(pair.originFD, Int32(SHUT_WR))
@@ -105,7 +111,7 @@ import IPDirectTesting
 
     @Test func pastThePerKeyLimitTheOldestIdleConnectionCloses() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 2, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 2, idleTimeoutMillis: 10_000)
         let pairs = try (0..<3).map { _ in try Pair(base: base, address: Self.first) }
         pairs.forEach { pool.checkin($0.connection) }
         #expect(pool.idleCount == 2)
@@ -113,18 +119,64 @@ import IPDirectTesting
         #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === pairs[2].connection, "most recent first")
     }
 
-    @Test func theIdleTimeoutClosesAConnection() throws {
+    /// A pool of up to 4 connections per key on its own loop, with the idle timeout given.
+    struct Timed {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 50)
-        let pair = try Pair(base: base, address: Self.first)
-        pool.checkin(pair.connection)
-        #expect(LoopDriver.run(base) { pool.idleCount == 0 })
-        #expect(pair.closedByPool(base))
+        let pool: UpstreamPool
+
+        init(idleTimeoutMillis: Int) {
+            pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: idleTimeoutMillis)
+        }
+
+        /// A connection to `address`, pooled once its exchange left a read timeout of `readTimeoutMillis`.
+        func pooled(_ address: SocketAddress, readTimeoutMillis: Int? = nil) throws -> Pair {
+            let pair = try Pair(base: base, address: address)
+            if let readTimeoutMillis { pair.connection.setReadTimeout(readTimeoutMillis) }
+            pool.checkin(pair.connection)
+            return pair
+        }
+    }
+
+    @Test func theIdleTimeoutClosesAConnection() throws {
+        let timed = Timed(idleTimeoutMillis: 50)
+        let pair = try timed.pooled(Self.first)
+        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+        #expect(pair.closedByPool(timed.base))
+    }
+
+    @Test func eachIdleConnectionClosesWhenItsOwnIdleTimeHasPassed() throws {
+        let timed = Timed(idleTimeoutMillis: 400)
+        let older = try timed.pooled(Self.first)
+        LoopDriver.run(timed.base, forMillis: 200)
+        let newer = try timed.pooled(Self.second)
+        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount < 2 })
+        #expect(older.closedByPool(timed.base))
+        #expect(timed.pool.idleCount == 1 && newer.isOpenToOrigin)
+        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+        #expect(newer.closedByPool(timed.base))
+    }
+
+    @Test func aReadTimeoutLeftByTheLastExchangeDoesNotEndAPooledConnectionEarly() throws {
+        let timed = Timed(idleTimeoutMillis: 10_000)
+        let pair = try timed.pooled(Self.first, readTimeoutMillis: 30)
+        LoopDriver.run(timed.base, forMillis: 200)
+        #expect(timed.pool.idleCount == 1 && pair.isOpenToOrigin)
+        #expect(!pair.connection.hasStaleReadTimeout, "the timeout that fired was cleared")
+        // Still watched: the origin closing drops it.
+        shutdown(pair.originFD, Int32(SHUT_WR))
+        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+    }
+
+    @Test func aReusedConnectionStillHasTheReadTimeoutItsLastExchangeLeftForItsSessionToReplace() throws {
+        let timed = Timed(idleTimeoutMillis: 10_000)
+        let pair = try timed.pooled(Self.first, readTimeoutMillis: 5_000)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+        #expect(pair.connection.hasStaleReadTimeout)
     }
 
     @Test func idleConnectionsToAddressesAPlanNoLongerKeepsAreClosed() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let dropped = try Pair(base: base, address: Self.first)
         let kept = try Pair(base: base, address: Self.second)
         pool.checkin(dropped.connection)
@@ -135,7 +187,7 @@ import IPDirectTesting
 
     @Test func aPoolThatKeepsNothingClosesAtCheckin() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 0, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 0, idleTimeoutMillis: 10_000)
         let pair = try Pair(base: base, address: Self.first)
         pool.checkin(pair.connection)
         #expect(pool.idleCount == 0 && pair.closedByPool(base))
@@ -143,7 +195,7 @@ import IPDirectTesting
 
     @Test func aKeysListStaysWhenItsLastConnectionIsTakenSoTheNextCheckinReusesIt() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
         let first = try Pair(base: base, address: Self.first)
         pool.checkin(first.connection)
         #expect(pool.checkout(key: Self.key, plan: plan([Self.first])) === first.connection)
@@ -156,7 +208,7 @@ import IPDirectTesting
 
     @Test func emptyListsAreSweptOncePastTheKeysKept() throws {
         let base = EventBase()
-        let pool = UpstreamPool(maxIdlePerKey: 4, idleTimeoutMillis: 10_000, keptSlots: 2)
+        let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000, keptSlots: 2)
         let keys = (1...3).map { UpstreamPoolKey(scheme: .http, host: "origin\($0).example", port: 80) }
         let pairs = try keys.map { try Pair(base: base, address: Self.first, key: $0) }
         pool.checkin(pairs[0].connection)
