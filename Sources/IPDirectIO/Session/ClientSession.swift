@@ -228,7 +228,7 @@ final class ClientSession: ConnectionSetMember {
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
-            upstream?.setReadTimeout(millis)
+            upstream?.armResponseTimeout(millis, now: MonotonicClock.nowMicros())
         case .armTimer(let millis):
             if let delay = wakeupTimer.arm(millis: millis, now: MonotonicClock.nowMicros()) { setWakeup(afterMillis: delay) }
         case .cancelTimer: wakeupTimer.cancel()

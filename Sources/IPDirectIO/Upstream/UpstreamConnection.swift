@@ -20,14 +20,16 @@ final class UpstreamConnection {
     weak var pool: UpstreamPool?
     /// The read high watermark a session gave the socket (nil: none yet); its flow settings outlive each request.
     private var flowReadHighWater: Int?
-    /// Whether a read timeout is set on the socket. Setting a bufferevent's timeouts re-adds its events to the
+    /// The read timeout set on the socket (nil: none). Setting a bufferevent's timeouts re-adds its events to the
     /// loop's timer heap, so "none" is not set twice; a timeout is always set again, as that restarts it.
-    private var hasReadTimeout = false
-    /// The read timeout set is the one its last exchange left, which the session that takes the connection
-    /// from the pool replaces or clears. The pool does not reset it: its own sweep times idle connections out.
-    private(set) var hasStaleReadTimeout = false
+    private var readTimeoutMillis: Int?
+    /// The read timeout its last exchange left, which the session that takes the connection from the pool keeps,
+    /// replaces or clears. The pool does not reset it: its own sweep times idle connections out.
+    private(set) var leftoverReadTimeout: LeftoverReadTimeout?
     /// When the pool took it, for the pool's idle timeout.
     var pooledAtMicros: Int64 = 0
+
+    var hasStaleReadTimeout: Bool { leftoverReadTimeout != nil }
 
     init(socket: consuming BufferedSocket, key: UpstreamPoolKey?, address: SocketAddress) {
         isTLS = socket.ssl != nil
@@ -58,15 +60,27 @@ final class UpstreamConnection {
     /// A BEV_EVENT_TIMEOUT after this long without reading while reading (nil: never). Writes to an upstream
     /// have no timeout of their own.
     func setReadTimeout(_ millis: Int?) {
-        hasStaleReadTimeout = false
-        guard millis != nil || hasReadTimeout else { return }
-        hasReadTimeout = millis != nil
+        leftoverReadTimeout = nil
+        guard millis != nil || readTimeoutMillis != nil else { return }
+        readTimeoutMillis = millis
         socket.setTimeouts(readMillis: millis, writeMillis: nil)
     }
 
-    /// The exchange that set the read timeout is over; it stays set until the next one replaces it.
-    func keepReadTimeoutUntilReused() {
-        hasStaleReadTimeout = hasReadTimeout
+    /// The whole request is on its way: bytes of the response must come within `millis`. A timeout its last
+    /// exchange left runs on when it serves (`LeftoverReadTimeout`).
+    func armResponseTimeout(_ millis: Int, now: Int64) {
+        if leftoverReadTimeout?.serves(asResponseTimeout: millis, now: now) == true {
+            leftoverReadTimeout = nil
+            return
+        }
+        setReadTimeout(millis)
+    }
+
+    /// The pool took the connection at `now`; the read timeout set stays until the next exchange keeps,
+    /// replaces or clears it.
+    func keepReadTimeoutUntilReused(pooledAt now: Int64) {
+        pooledAtMicros = now
+        leftoverReadTimeout = readTimeoutMillis.map { LeftoverReadTimeout(millis: $0, pooledAtMicros: now) }
     }
 
     /// Gives the socket the flow settings of the sessions it carries: once, and again only when the read high

@@ -90,10 +90,9 @@ final class UpstreamPool {
         connection.reused = true
         connection.pool = self
         connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
-        connection.keepReadTimeoutUntilReused()
-        connection.socket.resumeReading()
         let now = MonotonicClock.nowMicros()
-        connection.pooledAtMicros = now
+        connection.keepReadTimeoutUntilReused(pooledAt: now)
+        connection.socket.resumeReading()
         if sweepDueMicros == nil { scheduleSweep(at: now + idleTimeoutMicros, now: now) }
         guard let slot = idle.index(forKey: key) else {
             if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }

@@ -28,7 +28,7 @@ import IPDirectTesting
         let (pair, owner) = try Self.reading(on: base)
         let connection = pair.connection
         connection.setReadTimeout(300)
-        connection.keepReadTimeoutUntilReused()
+        connection.keepReadTimeoutUntilReused(pooledAt: MonotonicClock.nowMicros())
         LoopDriver.run(base, forMillis: 200)
         connection.setReadTimeout(300)
         LoopDriver.run(base, forMillis: 200)
@@ -41,14 +41,51 @@ import IPDirectTesting
         let base = EventBase()
         let pair = try UpstreamPoolTests.Pair(base: base, address: UpstreamPoolTests.first)
         let connection = pair.connection
-        connection.keepReadTimeoutUntilReused()
+        connection.keepReadTimeoutUntilReused(pooledAt: MonotonicClock.nowMicros())
         #expect(!connection.hasStaleReadTimeout, "no timeout was set, so none is left")
         connection.setReadTimeout(1000)
         #expect(!connection.hasStaleReadTimeout)
-        connection.keepReadTimeoutUntilReused()
+        connection.keepReadTimeoutUntilReused(pooledAt: MonotonicClock.nowMicros())
         #expect(connection.hasStaleReadTimeout)
         connection.setReadTimeout(nil)
         #expect(!connection.hasStaleReadTimeout)
+    }
+
+    @Test func aResponseTimeoutAskedSoonAfterPoolingLetsTheLeftoverRunOn() throws {
+        let leftover = try LeftoverOf300Millis()
+        // Asked as if no time had passed since pooling: the timeout set 200 ms ago is kept, so it fires soon.
+        leftover.connection.armResponseTimeout(300, now: leftover.pooledAt)
+        #expect(!leftover.connection.hasStaleReadTimeout)
+        #expect(LoopDriver.run(leftover.base, limitMillis: 250) { !leftover.owner.events.isEmpty })
+        #expect(leftover.owner.events == [Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)])
+    }
+
+    @Test func aResponseTimeoutAskedLongAfterPoolingCountsFromThen() throws {
+        let leftover = try LeftoverOf300Millis()
+        leftover.connection.armResponseTimeout(300, now: leftover.pooledAt + 10_000_000)
+        LoopDriver.run(leftover.base, forMillis: 200)
+        #expect(leftover.owner.events.isEmpty)
+        #expect(LoopDriver.run(leftover.base) { !leftover.owner.events.isEmpty })
+    }
+
+    /// A reading connection whose last exchange left a 300 ms read timeout when it was pooled, 200 ms ago.
+    struct LeftoverOf300Millis {
+        let pair: UpstreamPoolTests.Pair
+        let owner: BufferedSocketTests.Owner
+        let pooledAt: Int64
+        // Declared after the connection, so that it goes after it: a bufferevent must be freed before its loop.
+        let base: EventBase
+        var connection: UpstreamConnection { pair.connection }
+
+        init() throws {
+            let base = EventBase()
+            self.base = base
+            (pair, owner) = try UpstreamConnectionTests.reading(on: base)
+            pair.connection.setReadTimeout(300)
+            pooledAt = MonotonicClock.nowMicros()
+            pair.connection.keepReadTimeoutUntilReused(pooledAt: pooledAt)
+            LoopDriver.run(base, forMillis: 200)
+        }
     }
 
     @Test func clearingTheReadTimeoutStopsIt() throws {
@@ -56,7 +93,7 @@ import IPDirectTesting
         let (pair, owner) = try Self.reading(on: base)
         let connection = pair.connection
         connection.setReadTimeout(50)
-        connection.keepReadTimeoutUntilReused()
+        connection.keepReadTimeoutUntilReused(pooledAt: MonotonicClock.nowMicros())
         connection.setReadTimeout(nil)
         connection.setReadTimeout(nil)
         LoopDriver.run(base, forMillis: 200)
