@@ -121,10 +121,13 @@ import IPDirectTesting
 
     /// A pool of up to 4 connections per key on its own loop, with the idle timeout given.
     struct Timed {
-        let base = EventBase()
         let pool: UpstreamPool
+        // Declared after the pool, so that it goes after it: the pool's timer must be freed before its loop.
+        let base: EventBase
 
         init(idleTimeoutMillis: Int) {
+            let base = EventBase()
+            self.base = base
             pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: idleTimeoutMillis)
         }
 
