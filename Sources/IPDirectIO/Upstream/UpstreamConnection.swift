@@ -28,6 +28,8 @@ final class UpstreamConnection {
     private(set) var leftoverReadTimeout: LeftoverReadTimeout?
     /// When the pool took it, for the pool's idle timeout.
     var pooledAtMicros: Int64 = 0
+    /// Where its list in the pool was when the pool last handed it out.
+    var rememberedList: UpstreamPool.RememberedList?
 
     var hasStaleReadTimeout: Bool { leftoverReadTimeout != nil }
 

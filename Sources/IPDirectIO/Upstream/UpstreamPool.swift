@@ -16,8 +16,19 @@ final class UpstreamPool {
     /// pile up.
     static let defaultKeptSlots = 256
 
+    typealias Lists = [UpstreamPoolKey: [UpstreamConnection]]
+    /// Where a connection's list was when it was last taken from the pool, and `keysChanged` then: while no key
+    /// has come or gone since, the index still finds the list and the connection goes back without its key
+    /// being hashed again.
+    struct RememberedList {
+        let index: Lists.Index
+        let keysChanged: Int
+    }
+
     /// Oldest first in each list: check-in appends.
-    private var idle: [UpstreamPoolKey: [UpstreamConnection]] = [:]
+    private var idle: Lists = [:]
+    /// Counts the keys added to and removed from `idle`.
+    private var keysChanged = 0
     private let maxIdlePerKey: Int
     private let idleTimeoutMicros: Int64
     private let keptSlots: Int
@@ -59,6 +70,7 @@ final class UpstreamPool {
                 let connection = idle.values[slot].remove(at: index)
                 connection.pool = nil
                 if connection.looksReusable {
+                    connection.rememberedList = RememberedList(index: slot, keysChanged: keysChanged)
                     // Reading stays enabled; the new owner takes the callbacks over and sets its own timeout.
                     return connection
                 }
@@ -74,7 +86,10 @@ final class UpstreamPool {
         while let index = idle.values[slot].lastIndex(where: { usable($0.address) }) {
             let connection = idle.values[slot].remove(at: index)
             connection.pool = nil
-            if connection.looksReusable { return connection }
+            if connection.looksReusable {
+                connection.rememberedList = RememberedList(index: slot, keysChanged: keysChanged)
+                return connection
+            }
             connection.close()
         }
         return nil
@@ -94,9 +109,11 @@ final class UpstreamPool {
         connection.keepReadTimeoutUntilReused(pooledAt: now)
         connection.socket.resumeReading()
         if sweepDueMicros == nil { scheduleSweep(at: now + idleTimeoutMicros, now: now) }
-        guard let slot = idle.index(forKey: key) else {
+        let remembered = connection.rememberedList.flatMap { $0.keysChanged == keysChanged ? $0.index : nil }
+        guard let slot = remembered ?? idle.index(forKey: key) else {
             if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }
             idle[key] = [connection]
+            keysChanged += 1
             return
         }
         if idle.values[slot].count >= maxIdlePerKey {
@@ -125,6 +142,7 @@ final class UpstreamPool {
     func closeAll() {
         for list in idle.values { list.forEach { $0.close() } }
         idle.removeAll()
+        keysChanged += 1
         sweepTimer.cancel()
         sweepDueMicros = nil
     }
@@ -132,6 +150,8 @@ final class UpstreamPool {
     /// Closes the connections idle for the idle timeout, then waits for the oldest of those left.
     private func sweep() {
         sweepDueMicros = nil
+        // Walking the lists by their indices while changing them may copy the table: remembered indices go.
+        keysChanged += 1
         let now = MonotonicClock.nowMicros()
         var oldest: Int64?
         for slot in idle.indices {

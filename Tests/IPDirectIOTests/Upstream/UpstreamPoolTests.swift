@@ -67,6 +67,45 @@ import IPDirectTesting
         #expect(pool.idleCount == 0)
     }
 
+    @Test func aConnectionTakenAndReturnedAgainAndAgainStaysInItsKeysList() throws {
+        let timed = Timed(idleTimeoutMillis: 10_000)
+        let otherKey = UpstreamPoolKey(scheme: .http, host: "other.example", port: 80)
+        let pair = try timed.pooled(Self.first)
+        let other = try timed.pooled(Self.first, key: otherKey)
+        for _ in 0..<3 {
+            #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+            timed.pool.checkin(pair.connection)
+        }
+        #expect(timed.pool.idleCount == 2 && timed.pool.slotCount == 2)
+        #expect(timed.pool.checkout(key: otherKey, plan: plan([Self.first])) === other.connection)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+    }
+
+    @Test func keysAddedWhileAConnectionWasOutDoNotSendItToAnotherList() throws {
+        // Enough keys for the table to grow, which moves every list.
+        try checkinOfATakenConnection(afterPoolingOthersUnder: (0..<40).map { "o\($0).example" })
+    }
+
+    @Test func aConnectionWhoseEmptyListWasSweptWhileItWasOutGetsANewOne() throws {
+        try checkinOfATakenConnection(afterPoolingOthersUnder: ["o1.example", "o2.example"], keptSlots: 2)
+    }
+
+    /// Takes a pooled connection out, pools one connection under each of `hosts`, returns the first and checks
+    /// every connection is handed out for its own key.
+    private func checkinOfATakenConnection(afterPoolingOthersUnder hosts: [String],
+                                           keptSlots: Int = UpstreamPool.defaultKeptSlots) throws {
+        let timed = Timed(idleTimeoutMillis: 10_000, keptSlots: keptSlots)
+        let pair = try timed.pooled(Self.first)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+        let keys = hosts.map { UpstreamPoolKey(scheme: .http, host: $0, port: 80) }
+        let others = try keys.map { try timed.pooled(Self.second, key: $0) }
+        timed.pool.checkin(pair.connection)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
+        for (key, other) in zip(keys, others) {
+            #expect(timed.pool.checkout(key: key, plan: plan([Self.second])) === other.connection)
+        }
+    }
+
     @Test func aConnectionTheOriginClosedOrWroteToWhileIdleIsDropped() throws {
         let base = EventBase()
         let pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: 10_000)
@@ -125,15 +164,16 @@ import IPDirectTesting
         // Declared after the pool, so that it goes after it: the pool's timer must be freed before its loop.
         let base: EventBase
 
-        init(idleTimeoutMillis: Int) {
+        init(idleTimeoutMillis: Int, keptSlots: Int = UpstreamPool.defaultKeptSlots) {
             let base = EventBase()
             self.base = base
-            pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: idleTimeoutMillis)
+            pool = UpstreamPool(base: base, maxIdlePerKey: 4, idleTimeoutMillis: idleTimeoutMillis, keptSlots: keptSlots)
         }
 
         /// A connection to `address`, pooled once its exchange left a read timeout of `readTimeoutMillis`.
-        func pooled(_ address: SocketAddress, readTimeoutMillis: Int? = nil) throws -> Pair {
-            let pair = try Pair(base: base, address: address)
+        func pooled(_ address: SocketAddress, key: UpstreamPoolKey = UpstreamPoolTests.key,
+                    readTimeoutMillis: Int? = nil) throws -> Pair {
+            let pair = try Pair(base: base, address: address, key: key)
             if let readTimeoutMillis { pair.connection.setReadTimeout(readTimeoutMillis) }
             pool.checkin(pair.connection)
             return pair
@@ -148,14 +188,18 @@ import IPDirectTesting
     }
 
     @Test func eachIdleConnectionClosesWhenItsOwnIdleTimeHasPassed() throws {
-        let timed = Timed(idleTimeoutMillis: 400)
+        // A second between the two, so that a loop slowed down by a busy machine still sweeps them apart.
+        let timed = Timed(idleTimeoutMillis: 2_000)
         let older = try timed.pooled(Self.first)
-        LoopDriver.run(timed.base, forMillis: 200)
+        LoopDriver.run(timed.base, forMillis: 1_000)
         let newer = try timed.pooled(Self.second)
+        let newerDue = newer.connection.pooledAtMicros + 2_000_000
         #expect(LoopDriver.run(timed.base) { timed.pool.idleCount < 2 })
         #expect(older.closedByPool(timed.base))
+        #expect(MonotonicClock.nowMicros() < newerDue, "the sweep came more than a second late")
         #expect(timed.pool.idleCount == 1 && newer.isOpenToOrigin)
         #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+        #expect(MonotonicClock.nowMicros() >= newerDue)
         #expect(newer.closedByPool(timed.base))
     }
 
