@@ -265,11 +265,11 @@ extension SessionMachine {
         if isIdleBetweenRequests(levels) { close() }
     }
 
-    /// What the retry on a fresh connection sends: the same head, and no body (a request with one is never
-    /// retried); nil when the request may not be retried.
+    /// What the retry on a fresh connection sends: the same head, still in the payloads, and no body (a request
+    /// with one is never retried); nil when the request may not be retried.
     var retryOnFreshConnection: OutboundRequest? {
-        guard let headForRetry else { return nil }
-        var outbound = OutboundRequest(head: headForRetry, body: .complete)
+        guard mayRetryOnFreshConnection else { return nil }
+        var outbound = OutboundRequest(body: .complete)
         outbound.retriedOnFreshConnection = true
         return outbound
     }

@@ -27,7 +27,7 @@ extension SessionMachine {
         }
         forwarding.response = .awaitingHead(interim: interim, bytesSeen: true)
         // A response byte has come: the request is no longer retried.
-        headForRetry = nil
+        mayRetryOnFreshConnection = false
         if forwarding.firstByteWanted, let sent = record.requestSentMicros {
             forwarding.firstByteWanted = false
             actions.append(.recordFirstByte(micros: now - sent))

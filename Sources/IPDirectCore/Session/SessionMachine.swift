@@ -36,7 +36,11 @@ public struct SessionMachine {
     public internal(set) var payloads = SessionActionPayloads()
     /// The rewritten request head, kept only while a dropped reused connection may still make it go out again
     /// on a fresh one. Here rather than in the forwarding state, which is copied at every event.
-    @usableFromInline var headForRetry: HeadBuffer?
+    /// The request head in the payloads may be sent again on a fresh connection, should the reused one it
+    /// went on be dropped before any response byte.
+    @usableFromInline var mayRetryOnFreshConnection = false
+    /// The failed lookup of a request in `connecting` that only a pooled connection can still serve.
+    @usableFromInline var lookupFailure: ProxyError?
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -202,7 +206,7 @@ public struct SessionMachine {
             // Written where the previous exchange's head lies, which nothing holds any more.
             HeadRewriter.upstreamRequest(head, in: bytes, hostRange: authority, viaName: rules.proxy.viaName,
                                          keepUpgrade: head.upgradeRequested, close: false, into: &payloads.requestHead)
-            state = .resolving(OutboundRequest(head: payloads.requestHead, body: body))
+            state = .resolving(OutboundRequest(body: body))
             if let failure = bufferedBodyFailure {
                 return respond(with: .badRequest(failure), levels, now: now)
             }
@@ -213,7 +217,7 @@ public struct SessionMachine {
             return actions.append(.lookUpListenerAddress)
         case .origin, .asterisk:
             request = asked()
-            state = .resolving(OutboundRequest(head: HeadBuffer(), body: body))
+            state = .resolving(OutboundRequest(body: body))
             return respond(with: ProxyError(status: 400, kind: .httpRequestError,
                                             details: "not a proxy request: send absolute-form (http://host/path) or CONNECT host:port"),
                            levels, now: now)
@@ -277,7 +281,7 @@ public struct SessionMachine {
     /// The lookup ended.
     public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
                                   now: Int64) {
-        guard case .resolving = state, var (outbound, _) = state.takeOutbound() else { return }
+        guard case .resolving = state, var outbound = state.takeOutbound() else { return }
         record.resolveMicros = now - record.resolveStartMicros
         record.resolveFinished = true
         switch result {
@@ -285,7 +289,8 @@ public struct SessionMachine {
             // A live pooled connection to an address that works still serves the request when the name
             // cannot be looked up now (every source down past serve_stale).
             if !request.isConnect && !outbound.retriedOnFreshConnection {
-                state = .connecting(outbound, lookupFailure: failure.proxyError)
+                state = .connecting(outbound)
+                lookupFailure = failure.proxyError
                 return actions.append(.reusePooled)
             }
             state = .resolving(outbound)
@@ -303,7 +308,8 @@ public struct SessionMachine {
                 payloads.upstream = UpstreamRequest(
                     scheme: request.scheme, hostKey: request.hostKey, addresses: addresses,
                     mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection)
-                state = .connecting(outbound, lookupFailure: nil)
+                state = .connecting(outbound)
+                lookupFailure = nil
                 actions.append(.connect)
             }
         }
@@ -311,17 +317,18 @@ public struct SessionMachine {
 
     /// Every address failed (the error names each attempt).
     public mutating func connectFailed(_ error: ProxyError, attempts: Int, _ levels: BufferLevels, now: Int64) {
-        guard case .connecting(let outbound, _) = state else { return }
+        guard case .connecting = state else { return }
         record.connectAttempts = attempts
         record.connectMicros = now - record.connectStartMicros
         record.connectFinished = true
-        state = .connecting(outbound, lookupFailure: nil)
+        lookupFailure = nil
         return respond(with: error, levels, now: now)
     }
 
     /// The lookup had failed and no pooled connection could stand in.
     public mutating func noPooledConnection(_ levels: BufferLevels, now: Int64) {
-        guard case .connecting(_, let lookupFailure?) = state else { return }
+        guard case .connecting = state, let lookupFailure else { return }
+        self.lookupFailure = nil
         return respond(with: lookupFailure, levels, now: now)
     }
 
@@ -331,7 +338,9 @@ public struct SessionMachine {
     /// `address` is the connection's "ip:port", for logs and error details.
     public mutating func upstreamReady(_ link: UpstreamLink, address: String, _ arrival: UpstreamArrival,
                                        now: Int64) -> Bool {
-        guard case .connecting = state, let (outbound, lookupFailure) = state.takeOutbound() else { return false }
+        guard case .connecting = state, let outbound = state.takeOutbound() else { return false }
+        let lookupFailure = self.lookupFailure
+        self.lookupFailure = nil
         record.upstreamAddress = address
         switch arrival {
         case .pooled(let rank):
@@ -359,11 +368,10 @@ public struct SessionMachine {
             // A slow upload is the client's pace, bounded by its idle timeout, until the body is sent.
             actions.append(deadline.arm(.clientIdle, millis: rules.proxy.clientIdleTimeoutMs, now: now))
         }
-        payloads.requestHead = outbound.head
         actions.append(.forwardRequest)
         // A pooled connection the server dropped just as it was reused may be retried once on a fresh one,
         // when nothing of the request can have been consumed (RFC 9110 §9.2.2): no body went with it.
-        headForRetry = link.reused && !request.hasBody && !outbound.retriedOnFreshConnection ? outbound.head : nil
+        mayRetryOnFreshConnection = link.reused && !request.hasBody && !outbound.retriedOnFreshConnection
         state = .forwarding(Forwarding(upstream: link, sending: outbound))
         return true
     }

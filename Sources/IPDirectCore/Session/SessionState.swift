@@ -16,9 +16,9 @@ public enum SessionState: Equatable {
     case servingPAC(headOnly: Bool)
     /// The host lookup is in flight; next: connecting, or an error answer.
     case resolving(OutboundRequest)
-    /// A pooled connection is checked out or new ones race; `lookupFailure` when only a pooled one can
-    /// save a request whose lookup failed. Next: forwarding, tunneling, or an error answer.
-    case connecting(OutboundRequest, lookupFailure: ProxyError?)
+    /// A pooled connection is checked out or new ones race (the machine's `lookupFailure` is set when only a
+    /// pooled one can save a request whose lookup failed). Next: forwarding, tunneling, or an error answer.
+    case connecting(OutboundRequest)
     /// The request goes upstream (its body may still stream) and the response comes back; next: reading
     /// the next head, resolving again (a dropped reused connection), tunneling (101), or closing.
     case forwarding(Forwarding)
@@ -55,9 +55,9 @@ public enum AuthenticationPurpose: Sendable, Equatable {
 
 /// What a request still sends upstream once a connection is ready, while it is resolved, checked and
 /// connected: a CONNECT sends nothing (an empty head, no body).
+/// The rewritten head is not here but in the machine's payloads, where it was written: every payload of the
+/// state is then a plain value, and the state copies without reference counting at every event.
 public struct OutboundRequest: Sendable, Equatable {
-    /// The rewritten request head.
-    public var head: HeadBuffer
     public var body: BodyProgress
     /// This is the second try, on a fresh connection, of a request whose reused one was dropped: it
     /// never takes a pooled connection again.
@@ -66,13 +66,12 @@ public struct OutboundRequest: Sendable, Equatable {
     /// has several addresses to rank.
     public var firstByteWanted = false
 
-    public init(head: HeadBuffer, body: BodyProgress) {
-        self.head = head
+    public init(body: BodyProgress) {
         self.body = body
     }
 
     /// What a tunnel sends: nothing until it is open.
-    public static let tunnel = OutboundRequest(head: HeadBuffer(), body: .complete)
+    public static let tunnel = OutboundRequest(body: .complete)
 }
 
 /// The upstream half of a forwarded exchange.
@@ -150,35 +149,25 @@ extension SessionState {
         }
     }
 
-    // The payloads an event changes are moved out of the state, changed and moved back: a pattern that
-    // binds them copies them (retaining what they hold) and the write back releases the old ones, twice
-    // the cost for the forwarding payload, which every request's events change several times. Until the
+    // The payloads an event changes are taken out of the state, changed and put back. Every payload is a
+    // plain value (`SessionStateLayoutTests`), so taking and putting one is a copy of a few words. Until the
     // payload is put back the state is `closed`, so nothing may read the state in between.
 
-    /// The forwarding payload, moved out; nil (and the state left as it was) in any other state.
+    /// The forwarding payload, taken out; nil (and the state left as it was) in any other state.
     mutating func takeForwarding() -> Forwarding? {
-        switch consume self {
-        case .forwarding(let forwarding):
-            self = .closed
-            return forwarding
-        case let other:
-            self = other
-            return nil
-        }
+        guard case .forwarding(let forwarding) = self else { return nil }
+        self = .closed
+        return forwarding
     }
 
-    /// What a resolving or connecting request will send upstream, with the lookup's failure where a
-    /// connecting one has it, moved out; nil (and the state left as it was) in any other state.
-    mutating func takeOutbound() -> (OutboundRequest, lookupFailure: ProxyError?)? {
-        switch consume self {
-        case .resolving(let outbound):
+    /// What a resolving or connecting request will send upstream, taken out; nil (and the state left as it
+    /// was) in any other state.
+    mutating func takeOutbound() -> OutboundRequest? {
+        switch self {
+        case .resolving(let outbound), .connecting(let outbound):
             self = .closed
-            return (outbound, nil)
-        case .connecting(let outbound, let lookupFailure):
-            self = .closed
-            return (outbound, lookupFailure)
-        case let other:
-            self = other
+            return outbound
+        default:
             return nil
         }
     }

@@ -165,7 +165,8 @@ import Testing
             return
         }
         #expect(!first.retriedOnFreshConnection)
-        #expect(script.machine.headForRetry.map { String(decoding: $0.bytes, as: UTF8.self) }?.hasPrefix("GET /x HTTP/1.1\r\n") == true)
+        #expect(script.machine.mayRetryOnFreshConnection)
+        #expect(String(decoding: script.machine.payloads.requestHead.bytes, as: UTF8.self).hasPrefix("GET /x HTTP/1.1\r\n"))
         _ = script.all([.requestPumped(.complete, moved: 0), .upstreamEnded(.eof)])
         guard case .resolving(let outbound) = script.machine.state else {
             Issue.record("not resolving again: \(script.machine.state)")
@@ -179,7 +180,7 @@ import Testing
             return
         }
         #expect(retried.retriedOnFreshConnection)
-        #expect(script.machine.headForRetry == nil)
+        #expect(!script.machine.mayRetryOnFreshConnection)
         #expect(!retried.responseTimeoutArmed)
     }
 
@@ -191,7 +192,7 @@ import Testing
             Issue.record("not forwarding: \(script.machine.state)")
             return
         }
-        #expect(script.machine.headForRetry == nil)
+        #expect(!script.machine.mayRetryOnFreshConnection)
         #expect(forwarding.responseTimeoutArmed)
     }
 
