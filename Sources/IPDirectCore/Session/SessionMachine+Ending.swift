@@ -105,7 +105,7 @@ extension SessionMachine {
     public mutating func clientClosed(clean: Bool, reason: String, _ levels: BufferLevels) {
         clientReadClosed = true
         guard clean else {
-            setNote("client \(reason) during \(phase)", onlyIfEmpty: true)
+            setNote("client \(reason) during \(state.phase)", onlyIfEmpty: true)
             return close()
         }
         switch state {

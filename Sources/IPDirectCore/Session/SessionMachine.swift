@@ -120,12 +120,15 @@ public struct SessionMachine {
     /// Whether a connection between requests may give up its buffers: nothing received or still to send,
     /// no head begun, the client still open and the daemon not stopping (pipelined bytes or an answer
     /// being written keep them).
+    // Inlined into the mutating events that ask it, which would otherwise copy the whole machine to call it.
+    @inline(__always)
     func mayPark(_ levels: BufferLevels) -> Bool {
         waitsForNextRequest(levels) && levels.clientOutput == 0
     }
 
     /// Kept alive between requests with nothing received and no head begun, the client still open and the
     /// daemon not stopping: parkable once nothing is left to send.
+    @inline(__always)
     func waitsForNextRequest(_ levels: BufferLevels) -> Bool {
         state.isReadingHead && deadline.reason == .clientIdle && levels.clientInput == 0
             && !clientReadClosed && !draining
@@ -136,7 +139,9 @@ public struct SessionMachine {
     /// read, and a list would be an allocation each time. Inlinable: a call would copy the whole machine out
     /// of the session that holds it.
     @inlinable
-    public func bytesArrived(from side: SessionSide) -> SessionAction? {
+    // Mutating though it changes nothing: a driver holds the machine in a class, and calling a non-mutating
+    // method there copies the whole machine (over 600 bytes) first.
+    public mutating func bytesArrived(from side: SessionSide) -> SessionAction? {
         // Only the upstream's bytes in forwarding bind a payload: a binding copies the whole state.
         switch state {
         case .readingHead: return side == .client ? .readNextRequest : nil
@@ -225,7 +230,8 @@ public struct SessionMachine {
         if !clientPermitted || requiresAuthentication {
             return admit(head: head, bytes: bytes, levels, now: now)
         }
-        if let refused = tunnelPortRefusal() {
+        // Asked only of a CONNECT: calling a non-mutating method from here copies the whole machine first.
+        if request.isConnect, let refused = tunnelPortRefusal() {
             return respond(with: refused, levels, now: now)
         }
         // Every request looks its host up, pooled connection or not (a cache hit costs microseconds):
