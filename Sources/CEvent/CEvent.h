@@ -119,24 +119,78 @@ static inline int ipd_evbuffer_layout_matches(void) {
     return matches;
 }
 
+/* A plain bufferevent's read and write events. libevent 2.1's struct bufferevent (event2/bufferevent_struct.h)
+ * begins with two pointers and then those two events. The header stays out: it would make struct event
+ * complete, and Swift would then import every struct event pointer as a typed one. So each event found there
+ * is checked to be the bufferevent's own event on `fd` before it is touched: NULL when it is not. */
+static inline struct event *ipd_bufferevent_write_event(struct bufferevent *bev, evutil_socket_t fd) {
+    struct event *write_event = (struct event *)((char *)((void **)bev + 2) + event_get_struct_event_size());
+    if (event_get_callback_arg(write_event) != bev || event_get_base(write_event) != bufferevent_get_base(bev)
+        || event_get_fd(write_event) != fd || event_get_events(write_event) != (EV_WRITE | EV_PERSIST | EV_FINALIZE)) return NULL;
+    return write_event;
+}
+static inline struct event *ipd_bufferevent_read_event(struct bufferevent *bev, evutil_socket_t fd) {
+    struct event *read_event = (struct event *)((void **)bev + 2);
+    if (event_get_callback_arg(read_event) != bev || event_get_base(read_event) != bufferevent_get_base(bev)
+        || event_get_fd(read_event) != fd || event_get_events(read_event) != (EV_READ | EV_PERSIST | EV_FINALIZE)) return NULL;
+    return read_event;
+}
+
 /* Points a plain bufferevent's read event at `routine` (called with the bufferevent as its argument, which
  * libevent's finalizer also expects there): reads then skip libevent 2.1's FIONREAD before every read, while
  * enable/disable, the read timeout, watermark suspension and freeing keep working on the same event. libevent
  * points it back at its own reader whenever it sets the descriptor (bufferevent_setfd, bufferevent_socket_connect).
- * libevent 2.1's struct bufferevent (event2/bufferevent_struct.h) begins with two pointers and then that event.
- * The header stays out: it would make struct event complete, and Swift would then import every struct event
- * pointer as a typed one. So the event found there is checked to be the read event before it is touched;
- * returns 0, changing nothing, when it is not. */
+ * Returns 0, changing nothing, when the read event is not where libevent 2.1 keeps it (above). */
 static inline int ipd_bufferevent_set_reader(struct bufferevent *bev, event_callback_fn routine) {
-    struct event *read_event = (struct event *)((void **)bev + 2);
     evutil_socket_t fd = bufferevent_getfd(bev);
-    if (event_get_callback_arg(read_event) != bev || event_get_base(read_event) != bufferevent_get_base(bev)
-        || event_get_fd(read_event) != fd || event_get_events(read_event) != (EV_READ | EV_PERSIST | EV_FINALIZE)) return 0;
+    struct event *read_event = ipd_bufferevent_read_event(bev, fd);
+    if (read_event == NULL) return 0;
     short reading = bufferevent_get_enabled(bev) & EV_READ;
     if (reading) bufferevent_disable(bev, EV_READ);
     event_assign(read_event, bufferevent_get_base(bev), fd, EV_READ | EV_PERSIST | EV_FINALIZE, routine, bev);
     if (reading) bufferevent_enable(bev, EV_READ);
     return 1;
+}
+
+/* Takes a plain socket bufferevent off its descriptor, which stays open and is returned, and leaves it as
+ * bufferevent_socket_new leaves one, on descriptor -1: both buffers empty (the input frozen at its end, the
+ * output at its front), writing enabled with nothing armed, no timeouts, no write watermark, libevent's
+ * default read and write sizes. ipd_bufferevent_reuse then gives it another socket, which saves allocating
+ * and finalizing a bufferevent and its two evbuffers per connection. Returns -1, changing nothing, when the
+ * bufferevent has no descriptor, is not laid out as libevent 2.1's, or has writing disabled (an error, a
+ * splice): such a one is freed instead. The caller has cleared the callbacks and knows that no deferred
+ * callback is pending: one would run on the bufferevent's next user. */
+static inline evutil_socket_t ipd_bufferevent_detach(struct bufferevent *bev) {
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    struct event *read_event = ipd_bufferevent_read_event(bev, fd);
+    struct event *write_event = ipd_bufferevent_write_event(bev, fd);
+    if (fd < 0 || read_event == NULL || write_event == NULL || !(bufferevent_get_enabled(bev) & EV_WRITE)) return -1;
+    struct event_base *base = bufferevent_get_base(bev);
+    /* Disabling reading clears its enabled flag; deleting the write event directly keeps writing enabled. */
+    bufferevent_disable(bev, EV_READ);
+    event_del(write_event);
+    event_assign(read_event, base, -1, EV_READ | EV_PERSIST | EV_FINALIZE, event_get_callback(read_event), bev);
+    event_assign(write_event, base, -1, EV_WRITE | EV_PERSIST | EV_FINALIZE, event_get_callback(write_event), bev);
+    struct evbuffer *input = bufferevent_get_input(bev), *output = bufferevent_get_output(bev);
+    evbuffer_drain(input, evbuffer_get_length(input));
+    evbuffer_unfreeze(output, 1);
+    evbuffer_drain(output, evbuffer_get_length(output));
+    evbuffer_freeze(output, 1);
+    bufferevent_set_timeouts(bev, NULL, NULL);
+    bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+    bufferevent_set_max_single_read(bev, 0);
+    bufferevent_set_max_single_write(bev, 0);
+    return fd;
+}
+
+/* Gives a bufferevent emptied by ipd_bufferevent_detach the socket `fd`, read by `reader` (see
+ * ipd_bufferevent_set_reader); neither event is armed until reading or writing is wanted. */
+static inline void ipd_bufferevent_reuse(struct bufferevent *bev, evutil_socket_t fd, event_callback_fn reader) {
+    struct event *read_event = (struct event *)((void **)bev + 2);
+    struct event *write_event = (struct event *)((char *)read_event + event_get_struct_event_size());
+    struct event_base *base = bufferevent_get_base(bev);
+    event_assign(read_event, base, fd, EV_READ | EV_PERSIST | EV_FINALIZE, reader, bev);
+    event_assign(write_event, base, fd, EV_WRITE | EV_PERSIST | EV_FINALIZE, event_get_callback(write_event), bev);
 }
 
 /* Reading pauses once the input holds `high` bytes and resumes when it falls below. libevent's own read

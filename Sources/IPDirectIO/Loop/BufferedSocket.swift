@@ -13,6 +13,9 @@ struct BufferedSocket: ~Copyable {
     private var raw: OpaquePointer?
     /// Pauses reading at the read high watermark; made by the first `setWatermarks`.
     private var readLimit: UnsafeMutablePointer<ipd_read_limit>?
+    /// A callback was deferred to the loop (`triggerRead`): it may still be pending, so the bufferevent
+    /// must not serve another connection (`detach`).
+    private var deferredCallback = false
 
     private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
         self.raw = raw
@@ -30,6 +33,14 @@ struct BufferedSocket: ~Copyable {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
         PlainSocketReader.install(on: raw, sizing: .compact)
         self.raw = raw
+    }
+
+    /// A plain accepted socket on `fd` in the emptied bufferevent `spare`, as `init(socket:base:)` makes one
+    /// but with no allocation.
+    init(socket fd: Int32, reusing spare: Spare) {
+        ipd_bufferevent_reuse(spare.raw, fd, PlainSocketReader.routine(.compact))
+        raw = spare.raw
+        readLimit = spare.readLimit
     }
 
     /// A TLS client on the connected socket `fd`, handshaking as soon as the loop runs. It owns `ssl`
@@ -59,7 +70,8 @@ struct BufferedSocket: ~Copyable {
 
     /// Moves the socket into the returned value and leaves this one empty.
     mutating func take() -> BufferedSocket {
-        let moved = BufferedSocket(raw: raw, readLimit: readLimit)
+        var moved = BufferedSocket(raw: raw, readLimit: readLimit)
+        moved.deferredCallback = deferredCallback
         raw = nil
         readLimit = nil
         return moved
@@ -85,6 +97,33 @@ struct BufferedSocket: ~Copyable {
         BufferedSocket.free(raw, readLimit)
         readLimit = nil
         return fd
+    }
+
+    /// An emptied plain bufferevent on no descriptor, with its read limit, kept for another connection
+    /// (`SpareSockets`); nothing reaches it until `init(socket:reusing:)`.
+    struct Spare {
+        fileprivate let raw: OpaquePointer
+        fileprivate let readLimit: UnsafeMutablePointer<ipd_read_limit>?
+
+        /// Frees a spare that will not be used.
+        func free() { BufferedSocket.free(raw, readLimit) }
+    }
+
+    /// Leaves the socket open and returns its descriptor, like `releaseDescriptor`, and the bufferevent
+    /// emptied for another connection, as a new one would be (no bytes, callbacks, timeouts, watermarks or
+    /// read limit kept); the spare is nil, and the bufferevent freed, when it cannot be reused: writing was
+    /// disabled, a deferred callback may be pending, or it is not a plain socket laid out as libevent 2.1's.
+    mutating func detach() -> (fd: Int32, spare: Spare?) {
+        guard let raw else { return (-1, nil) }
+        guard !deferredCallback, ssl == nil else { return (releaseDescriptor(), nil) }
+        bufferevent_setcb(raw, nil, nil, nil, nil)
+        let fd = ipd_bufferevent_detach(raw)
+        guard fd >= 0 else { return (releaseDescriptor(), nil) }
+        if let readLimit { ipd_read_limit_set(readLimit, 0) }
+        let spare = Spare(raw: raw, readLimit: readLimit)
+        self.raw = nil
+        readLimit = nil
+        return (fd, spare)
     }
 
     private static func free(_ raw: OpaquePointer, _ readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
@@ -187,7 +226,8 @@ struct BufferedSocket: ~Copyable {
     }
 
     /// Runs the read callback from the loop, for bytes that arrived before the owner listened.
-    func triggerRead() {
+    mutating func triggerRead() {
+        deferredCallback = true
         bufferevent_trigger(raw!, Int16(EV_READ), Int32(BEV_TRIG_DEFER_CALLBACKS.rawValue))
     }
 

@@ -28,8 +28,11 @@ enum PlainSocketReader {
     /// the bufferevent is not laid out as libevent 2.1's: it then keeps libevent's reader.
     @discardableResult
     static func install(on bufferevent: OpaquePointer, sizing: Sizing) -> Bool {
-        ipd_bufferevent_set_reader(bufferevent, sizing == .bulk ? bulkRoutine : compactRoutine) != 0
+        ipd_bufferevent_set_reader(bufferevent, routine(sizing)) != 0
     }
+
+    /// The read routine `install` points the read event at.
+    static func routine(_ sizing: Sizing) -> event_callback_fn { sizing == .bulk ? bulkRoutine : compactRoutine }
 
     private static let bulkRoutine: event_callback_fn = { fd, what, context in
         PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what, sizing: .bulk)

@@ -27,6 +27,8 @@ final class Worker {
     let pipes: PipePool
     /// Loops the daemon runs: `max_pipes` is shared out among them.
     let workerCount: Int
+    /// Emptied bufferevents of ended client connections, for the next ones.
+    let spareSockets: SpareSockets
     private let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
@@ -65,6 +67,7 @@ final class Worker {
         self.dnsTemplates = dnsTemplates
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
+        spareSockets = SpareSockets(base: base)
         health = prober.health
         self.config = config
         self.ownEndpoints = ownEndpoints

@@ -4,13 +4,13 @@ import IPDirectCore
 
 /// How a session hands a kept-alive connection over to `ParkedClients` and takes one back.
 extension ClientSession {
-    /// Frees the (empty) buffers but not the socket, whose descriptor is returned for the parked
+    /// Gives up the (empty) buffers, kept for another connection, but not the socket, whose descriptor is returned for the parked
     /// connection; the session performs nothing more.
     func detachClient() -> Int32 {
         isClosed = true
         event_del(wakeup)
         wakeupTimer.eventRemoved()
-        return client.releaseDescriptor()
+        return worker.spareSockets.keep(&client)
     }
 
     /// Takes over a parked connection whose socket became readable: what is there is read at once (no

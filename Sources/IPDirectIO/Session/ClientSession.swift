@@ -328,7 +328,8 @@ final class ClientSession: ConnectionSetMember {
             tunnelCounted = false
             worker.metrics.update { $0.tunnelsActive -= 1 }
         }
-        client.close()
+        // The bufferevent may serve the next connection; the socket closes here.
+        Glibc.close(worker.spareSockets.keep(&client))
         worker.sessionEnded(self)
     }
 }

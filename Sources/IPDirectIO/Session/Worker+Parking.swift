@@ -23,7 +23,7 @@ extension Worker {
     /// Bytes or a FIN on a parked socket: a session again, with new buffers.
     func wake(_ connection: ParkedClients.Connection) {
         metrics.update { $0.connectionsParked -= 1 }
-        guard let client = BufferedSocket(socket: connection.fd, base: base) else {
+        guard let client = spareSockets.socket(for: connection.fd) else {
             Glibc.close(connection.fd)
             return connectionEnded()
         }

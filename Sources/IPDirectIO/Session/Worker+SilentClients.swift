@@ -18,7 +18,7 @@ extension Worker {
 
     /// Bytes or a FIN on a silent connection: a session with the settings and head deadline of the accept.
     func wake(_ silent: SilentClient) {
-        guard let client = BufferedSocket(socket: silent.fd, base: base) else { return silent.close() }
+        guard let client = spareSockets.socket(for: silent.fd) else { return silent.close() }
         silentClients.remove(silent)
         let session = ClientSession(worker: self, id: silent.id, client: client, peerAddress: silent.peerAddress,
                                     configuration: silent.configuration)
