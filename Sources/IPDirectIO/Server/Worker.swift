@@ -84,7 +84,8 @@ final class Worker {
         for socket in sockets {
             guard let listener = ConnectionAcceptor(
                 base: base, listenFD: socket.fd,
-                accepted: { [unowned self] fd, address in accept(fd: fd, address: address) },
+                // Unchecked, as a session's worker: the listeners are the worker's and go with it.
+                accepted: { [unowned(unsafe) self] fd, address in accept(fd: fd, address: address) },
                 failed: { [unowned self] in acceptDidFail() }) else {
                 throw StartupError("cannot watch listener \(socket.address)")
             }

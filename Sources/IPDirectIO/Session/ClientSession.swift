@@ -11,7 +11,10 @@ final class ClientSession: ConnectionSetMember {
     /// Largest single read or write; libevent's 16 KiB default costs a syscall per 16 KiB of a bulk transfer.
     static let maxSingleIO = 128 * 1024
 
-    unowned let worker: Worker
+    /// The worker outlives every session it holds (`Worker.run` closes them before it returns), so the
+    /// reference is neither counted nor checked: a checked `unowned` one costs a strong retain and release at
+    /// every use, a dozen times per connection.
+    unowned(unsafe) let worker: Worker
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     let configuration: ConnectionSettings

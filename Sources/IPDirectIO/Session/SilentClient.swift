@@ -7,7 +7,8 @@ import IPDirectCore
 /// connections ahead of use, so there can be many. Its first bytes (or FIN) make it a session
 /// (`Worker.wake(_:)`); its head deadline or a stop closes it.
 final class SilentClient: ConnectionSetMember {
-    unowned let worker: Worker
+    /// Unchecked, as `ClientSession.worker`: the worker closes its silent clients before it goes.
+    unowned(unsafe) let worker: Worker
     let fd: Int32
     let id: UInt64
     let peerAddress: SocketAddress?
