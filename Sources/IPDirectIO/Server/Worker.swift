@@ -29,6 +29,8 @@ final class Worker {
     let workerCount: Int
     /// Emptied bufferevents of ended client connections, for the next ones.
     let spareSockets: SpareSockets
+    /// Stopped events of ended connections (silent waits, session timers), for the next ones.
+    let spareEvents: SpareEvents
     private let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
@@ -68,6 +70,7 @@ final class Worker {
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         spareSockets = SpareSockets(base: base)
+        spareEvents = SpareEvents(base: base)
         health = prober.health
         self.config = config
         self.ownEndpoints = ownEndpoints

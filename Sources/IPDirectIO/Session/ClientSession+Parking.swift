@@ -8,7 +8,7 @@ extension ClientSession {
     /// connection; the session performs nothing more.
     func detachClient() -> Int32 {
         isClosed = true
-        event_del(wakeup)
+        giveUpWakeup()
         wakeupTimer.eventRemoved()
         return worker.spareSockets.keep(&client)
     }

@@ -38,8 +38,9 @@ final class ClientSession: ConnectionSetMember {
     /// Body bytes moving in the kernel, from the client and from the upstream, while they do.
     var requestSplice: SpliceStream?
     var responseSplice: SpliceStream?
-    /// The session's one timer, and when it is set for and due.
-    var wakeup: OpaquePointer!
+    /// The session's one timer, and when it is set for and due. It goes back to the worker's spare events when
+    /// the session stops using its client socket (nil from then on).
+    var wakeup: OpaquePointer?
     var wakeupTimer = LazyTimer()
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
@@ -82,7 +83,9 @@ final class ClientSession: ConnectionSetMember {
         wakeup = makeWakeup()
     }
 
-    deinit { event_free(wakeup) }
+    deinit {
+        if let wakeup { event_free(wakeup) }
+    }
 
     var clientInput: OpaquePointer { client.input }
 
@@ -132,13 +135,22 @@ final class ClientSession: ConnectionSetMember {
     }
 
     private func setWakeup(afterMillis millis: Int) {
+        guard let wakeup else { return }
         var delay = timeval(millis: millis)
         event_add(wakeup, &delay)
     }
 
+    /// The timer stops for good: the session performs nothing more.
+    func giveUpWakeup() {
+        guard let wakeup else { return }
+        self.wakeup = nil
+        worker.spareEvents.keep(wakeup)
+    }
+
     /// The session's timer: an event without a socket.
-    private func makeWakeup() -> OpaquePointer {
-        event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
+    private func makeWakeup() -> OpaquePointer? {
+        worker.spareEvents.event(fd: -1, events: 0, callback: ClientSession.wakeupFired,
+                                 context: Unmanaged.passUnretained(self).toOpaque())
     }
 
     // MARK: - Callbacks
@@ -323,7 +335,7 @@ final class ClientSession: ConnectionSetMember {
     /// Frees both connections; runs once.
     private func closeConnections() {
         isClosed = true
-        event_del(wakeup)
+        giveUpWakeup()
         splice?.close()
         splice = nil
         abandonUpstreamWork()

@@ -33,12 +33,14 @@ final class SilentClient: ConnectionSetMember {
         wait = FirstBytesWait(rules: configuration.rules, acceptedAt: now)
     }
 
-    deinit { stopWatching() }
+    deinit {
+        if let readiness { event_free(readiness) }
+    }
 
     /// Watches the socket for its first bytes until the head deadline; false when it cannot be watched.
     func startWatching() -> Bool {
-        guard let event = event_new(worker.base.raw, fd, Int16(EV_READ | EV_PERSIST), SilentClient.fired,
-                                    Unmanaged.passUnretained(self).toOpaque()) else { return false }
+        guard let event = worker.spareEvents.event(fd: fd, events: Int16(EV_READ | EV_PERSIST), callback: SilentClient.fired,
+                                                   context: Unmanaged.passUnretained(self).toOpaque()) else { return false }
         readiness = event
         var delay = timeval(millis: FirstBytesWait.waitMillis(configuration.rules))
         guard event_add(event, &delay) == 0 else {
@@ -52,7 +54,7 @@ final class SilentClient: ConnectionSetMember {
     func stopWatching() {
         guard let readiness else { return }
         self.readiness = nil
-        event_free(readiness)
+        worker.spareEvents.keep(readiness)
     }
 
     /// The daemon is stopping.
