@@ -157,6 +157,39 @@ extension UnsafeRawBufferPointer {
         }
     }
 
+    /// Whether the bytes in `first` and `second` are the same, compared eight at a time.
+    @inline(__always)
+    func sameBytes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
+        let count = first.count
+        guard count == second.count else { return false }
+        let base = baseAddress.unsafelyUnwrapped
+        let wordLength = MemoryLayout<UInt64>.size
+        guard count >= wordLength else {
+            var offset = 0
+            while offset < count {
+                if base.load(fromByteOffset: first.lowerBound &+ offset, as: UInt8.self)
+                    != base.load(fromByteOffset: second.lowerBound &+ offset, as: UInt8.self)
+                {
+                    return false
+                }
+                offset &+= 1
+            }
+            return true
+        }
+        var offset = 0
+        while true {
+            // The last word overlaps the one before it rather than reading past either range.
+            let at = Swift.min(offset, count &- wordLength)
+            if base.loadUnaligned(fromByteOffset: first.lowerBound &+ at, as: UInt64.self)
+                != base.loadUnaligned(fromByteOffset: second.lowerBound &+ at, as: UInt64.self)
+            {
+                return false
+            }
+            offset &+= wordLength
+            if offset >= count { return true }
+        }
+    }
+
     /// Whether the bytes in `range` equal `literal` exactly (case-sensitive).
     @inline(__always)
     func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {

@@ -18,6 +18,7 @@ enum KnownField {
     /// Classifies a field name, ignoring ASCII case (RFC 9110 §5.1). Dispatches on length, and for the two
     /// lengths that two names share on the first letter, so a name costs at most one comparison against
     /// static bytes. `name` must hold only token characters, as a scanned field name or list element does.
+    @inline(__always)
     init?(_ bytes: UnsafeRawBufferPointer, name: Range<Int>) {
         let start = name.lowerBound
         let candidate: KnownField

@@ -38,11 +38,12 @@ public enum RequestHeadParser {
             return .invalid(error(failure))
         }
         var summary = HeadFieldSummary(checkHost: true)
+        if case .absolute(_, _, _, let authority, _) = requestLine.target { summary.checkedAuthority = authority }
         switch HeadScanner.scanFields(bytes, from: fieldsStart, limits: limits, into: &fieldStorage,
                                       summary: &summary)
         {
         case .complete(let headLength):
-            return interpret(requestLine, fieldStorage, summary, headLength: headLength)
+            return interpret(requestLine, fieldStorage, consume summary, headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):
@@ -111,8 +112,9 @@ public enum RequestHeadParser {
         return true
     }
 
-    private static func interpret(_ line: RequestLine, _ fields: [HeaderField], _ summary: HeadFieldSummary,
-                                  headLength: Int) -> RequestHeadParseResult
+    /// Takes the line and the summary over, so that the head is built from them rather than from copies.
+    private static func interpret(_ line: consuming RequestLine, _ fields: [HeaderField],
+                                  _ summary: consuming HeadFieldSummary, headLength: Int) -> RequestHeadParseResult
     {
         if let failure = summary.failure { return .invalid(.badRequest(failure.description)) }
         // RFC 9112 §3.2: 400 for a 1.1 request without Host and for any request with more than one.

@@ -33,7 +33,8 @@ public enum ResponseHeadParser {
                                       summary: &summary)
         {
         case .complete(let headLength):
-            return interpret(statusLine, fieldStorage, summary, requestMethod: requestMethod, headLength: headLength)
+            return interpret(statusLine, fieldStorage, consume summary, requestMethod: requestMethod,
+                             headLength: headLength)
         case .incomplete:
             return .incomplete
         case .invalid(let failure):
@@ -41,7 +42,8 @@ public enum ResponseHeadParser {
         }
     }
 
-    private static func interpret(_ line: StatusLine, _ fields: [HeaderField], _ summary: HeadFieldSummary,
+    /// Takes the summary over, so that the head is built from it rather than from a copy.
+    private static func interpret(_ line: StatusLine, _ fields: [HeaderField], _ summary: consuming HeadFieldSummary,
                                   requestMethod: HTTPMethod, headLength: Int) -> ResponseHeadParseResult
     {
         if let failure = summary.failure { return .invalid(badGateway(failure.description)) }
