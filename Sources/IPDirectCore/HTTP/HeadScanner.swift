@@ -58,11 +58,8 @@ enum HeadScanner {
     static func findLineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> LineEnd {
         var index = start
         while index < end {
-            if end - index >= HTTPByteWord.length {
-                let text = HTTPByteWord.lineTextPrefixLength(bytes, at: index)
-                index += text
-                if text == HTTPByteWord.length { continue }
-            }
+            index = skip(.lineText, bytes, from: index, end: end)
+            guard index < end else { break }
             let byte = bytes[index]
             if byte == HTTPByte.cr {
                 guard index + 1 < end else { return .incomplete }
@@ -72,6 +69,40 @@ enum HeadScanner {
             index += 1
         }
         return .incomplete
+    }
+
+    /// The runs of plain bytes a head is mostly made of.
+    enum PlainRun {
+        /// `HTTPByteWord.lineTextPrefixLength`.
+        case lineText
+        /// `HTTPByteWord.namePrefixLength`.
+        case fieldName
+        /// `HTTPByteWord.valuePrefixLength`.
+        case fieldValue
+    }
+
+    /// Skips the bytes of one run from `start`, sixteen at a time and then eight, stopping at the first byte that
+    /// may lie outside it or when fewer than eight are left before `end`; the caller decides the byte there.
+    /// `run` is a constant at every call, so each inlined copy keeps one branch of each switch.
+    @inline(__always)
+    private static func skip(_ run: PlainRun, _ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> Int {
+        var index = start
+        while end &- index >= HTTPByteVector.length {
+            let count: Int
+            switch run {
+            case .lineText: count = HTTPByteVector.lineTextPrefixLength(bytes, at: index)
+            case .fieldName: count = HTTPByteVector.namePrefixLength(bytes, at: index)
+            case .fieldValue: count = HTTPByteVector.valuePrefixLength(bytes, at: index)
+            }
+            index &+= count
+            if count < HTTPByteVector.length { return index }
+        }
+        guard end &- index >= HTTPByteWord.length else { return index }
+        switch run {
+        case .lineText: return index &+ HTTPByteWord.lineTextPrefixLength(bytes, at: index)
+        case .fieldName: return index &+ HTTPByteWord.namePrefixLength(bytes, at: index)
+        case .fieldValue: return index &+ HTTPByteWord.valuePrefixLength(bytes, at: index)
+        }
     }
 
     enum FieldLine: Equatable {
@@ -95,11 +126,7 @@ enum HeadScanner {
         }
         var index = start
         while true {
-            if end - index >= HTTPByteWord.length {
-                let common = HTTPByteWord.namePrefixLength(bytes, at: index)
-                index += common
-                if common == HTTPByteWord.length { continue }
-            }
+            index = skip(.fieldName, bytes, from: index, end: end)
             guard index < end, HTTPByte.isTokenChar(bytes[index]) else { break }
             index += 1
         }
@@ -114,11 +141,7 @@ enum HeadScanner {
         let valueStart = index
         while true {
             // Most of a head is values, and most value bytes need no decision one by one.
-            if end - index >= HTTPByteWord.length {
-                let plain = HTTPByteWord.valuePrefixLength(bytes, at: index)
-                index += plain
-                if plain == HTTPByteWord.length { continue }
-            }
+            index = skip(.fieldValue, bytes, from: index, end: end)
             guard index < end else { return .incomplete }
             let byte = bytes[index]
             if HTTPByte.isVisible(byte) || HTTPByte.isWhitespace(byte) {

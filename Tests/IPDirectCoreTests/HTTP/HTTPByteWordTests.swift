@@ -2,22 +2,10 @@ import Testing
 @testable import IPDirectCore
 
 @Suite struct HTTPByteWordTests {
-    /// Every byte value at every position of a word of class bytes, followed by bytes in and out of the class
-    /// (a byte outside the class after the first must not change the count).
     private func checkEveryByteAtEveryPosition(_ inClass: (UInt8) -> Bool,
                                                _ count: (UnsafeRawBufferPointer) -> Int)
     {
-        for position in 0..<HTTPByteWord.length {
-            for byte in UInt8.min...UInt8.max {
-                for filler in [UInt8(ascii: "a"), 0x00, 0x20, 0x22, 0x3E, 0x7F, 0x80, 0xFF, HTTPByte.cr] {
-                    var word = [UInt8](repeating: UInt8(ascii: "x"), count: HTTPByteWord.length)
-                    word[position] = byte
-                    for later in position + 1..<word.count { word[later] = filler }
-                    let expected = word.firstIndex { !inClass($0) } ?? word.count
-                    #expect(word.withUnsafeBytes(count) == expected, "byte \(byte) at \(position), then \(filler)")
-                }
-            }
-        }
+        IPDirectCoreTests.checkEveryByteAtEveryPosition(length: HTTPByteWord.length, inClass, count)
     }
 
     @Test func countsTheFieldValueBytesBeforeTheFirstControlByte() {

@@ -119,3 +119,23 @@ struct SplitMix64: RandomNumberGenerator {
         return mixed ^ (mixed >> 31)
     }
 }
+
+/// Checks a count of class bytes over `length` bytes (`HTTPByteWord`, `HTTPByteVector`): every byte value at every
+/// position of class bytes, followed by bytes in and out of the class (a byte outside the class after the first
+/// must not change the count).
+func checkEveryByteAtEveryPosition(length: Int, _ inClass: (UInt8) -> Bool,
+                                   _ count: (UnsafeRawBufferPointer) -> Int)
+{
+    let fillers: [UInt8] = [UInt8(ascii: "a"), 0x00, 0x20, 0x22, 0x2D, 0x3A, 0x3E, 0x7F, 0x80, 0xFF, HTTPByte.cr]
+    for position in 0..<length {
+        for byte in UInt8.min...UInt8.max {
+            for filler in fillers {
+                var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                bytes[position] = byte
+                for later in position + 1..<bytes.count { bytes[later] = filler }
+                let expected = bytes.firstIndex { !inClass($0) } ?? bytes.count
+                #expect(bytes.withUnsafeBytes(count) == expected, "byte \(byte) at \(position), then \(filler)")
+            }
+        }
+    }
+}
