@@ -33,6 +33,17 @@ enum HTTPByteVector {
         return firstFlagged(~member)
     }
 
+    /// `HTTPByteWord.targetPrefixLength`: above SP and below DEL, except `"`, `#`, `<` and `>`.
+    @inline(__always)
+    static func targetPrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
+        let lanes = load(bytes, at: index)
+        let visibleOffset = lanes &- Lanes(repeating: HTTPByte.space + 1)
+        let visibleCount = HTTPByte.delete - (HTTPByte.space + 1)
+        let excluded = flags(lanes .== Lanes(repeating: HTTPByte.quote)) | flags(lanes .== Lanes(repeating: HTTPByte.hash))
+            | flags(lanes .== Lanes(repeating: UInt8(ascii: "<"))) | flags(lanes .== Lanes(repeating: UInt8(ascii: ">")))
+        return firstFlagged(~(flags(visibleOffset .< Lanes(repeating: visibleCount)) & ~excluded))
+    }
+
     /// `HTTPByteWord.lineTextPrefixLength`: anything but CR and LF.
     @inline(__always)
     static func lineTextPrefixLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {

@@ -26,11 +26,18 @@ extension HTTPVersion {
     /// Length of `HTTP/x.y`.
     static let textLength = prefixLength + 3
 
+    /// "HTTP/1.1" and "HTTP/1.0" as little-endian words, as `parse` loads the eight bytes of a version.
+    static let http11Word: UInt64 = 0x312E_312F_5054_5448
+    static let http10Word: UInt64 = 0x302E_312F_5054_5448
+
     static func parse(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Parsed {
         let start = range.lowerBound
-        guard range.count == textLength, bytes.equals(start..<start + prefixLength, "HTTP/") else {
-            return .malformed
-        }
+        guard range.count == textLength else { return .malformed }
+        // Nearly every message names one of the two versions, which one compare of all eight bytes settles.
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        if word == http11Word { return .known(.http11) }
+        if word == http10Word { return .known(.http10) }
+        guard bytes.equals(start..<start + prefixLength, "HTTP/") else { return .malformed }
         let major = bytes[start + prefixLength]
         let dot = bytes[start + prefixLength + 1]
         let minor = bytes[start + prefixLength + 2]

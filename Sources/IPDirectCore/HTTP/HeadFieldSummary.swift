@@ -102,15 +102,24 @@ struct HeadFieldSummary {
         return URIAuthority.check(bytes, value, portRequired: false).map(Failure.invalidHost)
     }
 
+    /// Decimal digits of the largest number below `UInt64.max` (twenty digits) made of nines: a Content-Length of
+    /// this many digits or fewer needs no overflow checks.
+    static let digitsBelowUInt64Max = 19
+
     /// RFC 9112 §6.3 item 5: one Content-Length of 1*DIGIT. Repeated fields, lists ("5, 5"), signs and
     /// spaces are refused even where the RFC would let a recipient merge identical values.
     private mutating func addContentLength(_ bytes: UnsafeRawBufferPointer, _ value: Range<Int>) -> Failure? {
         guard contentLength == nil else { return .multipleContentLength }
         guard !value.isEmpty else { return .emptyContentLength }
         var length: UInt64 = 0
+        let cannotOverflow = value.count <= Self.digitsBelowUInt64Max
         for index in value {
             let byte = bytes[index]
             guard HTTPByte.isDigit(byte) else { return .invalidContentLength }
+            if cannotOverflow {
+                length = length &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                continue
+            }
             let (shifted, overflowShift) = length.multipliedReportingOverflow(by: 10)
             let (sum, overflowAdd) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
             if overflowShift || overflowAdd { return .contentLengthOverflow }
@@ -152,8 +161,14 @@ struct HeadFieldSummary {
         var elements = ListElements(bytes, value)
         while let element = elements.next() {
             if element.isEmpty { continue }
-            for index in element where !HTTPByte.isTokenChar(bytes[index]) { return .invalidConnectionToken }
-            switch KnownField(bytes, name: element) {
+            // A field value holds no control bytes, and among the other bytes only a letter's two cases spell a
+            // letter once the case bit is set: an element that spells a known field name is that token, and only
+            // the others need their bytes checked.
+            let known = KnownField(bytes, name: element)
+            if known == nil {
+                for index in element where !HTTPByte.isTokenChar(bytes[index]) { return .invalidConnectionToken }
+            }
+            switch known {
             case .contentLength?, .transferEncoding?:
                 return .connectionNamesFramingField
             case .keepAlive?:

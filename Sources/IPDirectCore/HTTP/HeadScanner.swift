@@ -79,13 +79,15 @@ enum HeadScanner {
         case fieldName
         /// `HTTPByteWord.valuePrefixLength`.
         case fieldValue
+        /// `HTTPByteWord.targetPrefixLength`.
+        case requestTarget
     }
 
     /// Skips the bytes of one run from `start`, sixteen at a time and then eight, stopping at the first byte that
     /// may lie outside it or when fewer than eight are left before `end`; the caller decides the byte there.
     /// `run` is a constant at every call, so each inlined copy keeps one branch of each switch.
     @inline(__always)
-    private static func skip(_ run: PlainRun, _ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> Int {
+    static func skip(_ run: PlainRun, _ bytes: UnsafeRawBufferPointer, from start: Int, end: Int) -> Int {
         var index = start
         while end &- index >= HTTPByteVector.length {
             let count: Int
@@ -93,6 +95,7 @@ enum HeadScanner {
             case .lineText: count = HTTPByteVector.lineTextPrefixLength(bytes, at: index)
             case .fieldName: count = HTTPByteVector.namePrefixLength(bytes, at: index)
             case .fieldValue: count = HTTPByteVector.valuePrefixLength(bytes, at: index)
+            case .requestTarget: count = HTTPByteVector.targetPrefixLength(bytes, at: index)
             }
             index &+= count
             if count < HTTPByteVector.length { return index }
@@ -102,6 +105,7 @@ enum HeadScanner {
         case .lineText: return index &+ HTTPByteWord.lineTextPrefixLength(bytes, at: index)
         case .fieldName: return index &+ HTTPByteWord.namePrefixLength(bytes, at: index)
         case .fieldValue: return index &+ HTTPByteWord.valuePrefixLength(bytes, at: index)
+        case .requestTarget: return index &+ HTTPByteWord.targetPrefixLength(bytes, at: index)
         }
     }
 

@@ -17,7 +17,8 @@ enum KnownField {
 
     /// Classifies a field name, ignoring ASCII case (RFC 9110 §5.1). Dispatches on length, and for the two
     /// lengths that two names share on the first letter, so a name costs at most one comparison against
-    /// static bytes. `name` must hold only token characters, as a scanned field name or list element does.
+    /// static bytes. `name` must hold only token characters, as a scanned field name does, or bytes of a field
+    /// value (no CTLs), where setting the case bit turns only a letter's two cases into that lower-case letter.
     @inline(__always)
     init?(_ bytes: UnsafeRawBufferPointer, name: Range<Int>) {
         let start = name.lowerBound

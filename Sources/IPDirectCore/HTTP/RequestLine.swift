@@ -21,11 +21,8 @@ struct RequestLine {
         // only after the version, as it always was.
         var targetHasInvalidByte = false
         while index < line.upperBound {
-            if line.upperBound - index >= HTTPByteWord.length {
-                let valid = HTTPByteWord.targetPrefixLength(bytes, at: index)
-                index += valid
-                if valid == HTTPByteWord.length { continue }
-            }
+            index = HeadScanner.skip(.requestTarget, bytes, from: index, end: line.upperBound)
+            guard index < line.upperBound else { break }
             let byte = bytes[index]
             if byte == HTTPByte.space { break }
             if !HTTPByte.isTargetChar(byte) { targetHasInvalidByte = true }

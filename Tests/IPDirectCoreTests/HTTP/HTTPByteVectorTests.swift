@@ -4,13 +4,14 @@ import Testing
 @Suite struct HTTPByteVectorTests {
     /// The classes `HTTPByteVector` counts, each with the byte-by-byte test it must agree with.
     enum ByteClass: CaseIterable {
-        case fieldValue, startLineText, fieldName
+        case fieldValue, startLineText, fieldName, requestTarget
 
         func contains(_ byte: UInt8) -> Bool {
             switch self {
             case .fieldValue: return byte == HTTPByte.space || HTTPByte.isVisible(byte)
             case .startLineText: return byte != HTTPByte.cr && byte != HTTPByte.lf
             case .fieldName: return HTTPByte.isAlpha(byte) || HTTPByte.isDigit(byte) || byte == UInt8(ascii: "-")
+            case .requestTarget: return HTTPByte.isTargetChar(byte)
             }
         }
 
@@ -19,6 +20,7 @@ import Testing
             case .fieldValue: return HTTPByteVector.valuePrefixLength(bytes, at: index)
             case .startLineText: return HTTPByteVector.lineTextPrefixLength(bytes, at: index)
             case .fieldName: return HTTPByteVector.namePrefixLength(bytes, at: index)
+            case .requestTarget: return HTTPByteVector.targetPrefixLength(bytes, at: index)
             }
         }
     }

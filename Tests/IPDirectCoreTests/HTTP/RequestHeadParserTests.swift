@@ -5,7 +5,7 @@ import Testing
     // MARK: Rejections (tables in RequestHeadRejections.swift)
 
     @Test(arguments: framingRejections + lineRejections + targetRejections + requestLineLengthRejections
-        + hostAndLimitRejections + hostsDifferingFromTheTarget)
+        + hostAndLimitRejections + hostsDifferingFromTheTarget + shortcutRejections)
     func refusesWithStatusAndReason(_ rejection: Rejection) {
         let result = rejection.head.parseRequest()
         guard case .invalid(let error) = result else {
