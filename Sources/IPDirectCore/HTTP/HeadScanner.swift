@@ -131,7 +131,8 @@ enum HeadScanner {
         var index = start
         while true {
             index = skip(.fieldName, bytes, from: index, end: end)
-            guard index < end, HTTPByte.isTokenChar(bytes[index]) else { break }
+            // Nearly every name ends at its colon, which is no token character.
+            guard index < end, bytes[index] != HTTPByte.colon, HTTPByte.isTokenChar(bytes[index]) else { break }
             index += 1
         }
         guard index < end else { return .incomplete }
@@ -148,11 +149,12 @@ enum HeadScanner {
             index = skip(.fieldValue, bytes, from: index, end: end)
             guard index < end else { return .incomplete }
             let byte = bytes[index]
-            if HTTPByte.isVisible(byte) || HTTPByte.isWhitespace(byte) {
-                index += 1
-                continue
-            }
+            // Nearly every value ends at its CR, which is neither visible nor whitespace.
             guard byte == HTTPByte.cr else {
+                if HTTPByte.isVisible(byte) || HTTPByte.isWhitespace(byte) {
+                    index += 1
+                    continue
+                }
                 return .invalid(byte == HTTPByte.lf ? .bareLF : .controlCharacterInValue)
             }
             guard index + 1 < end else { return .incomplete }
