@@ -27,6 +27,10 @@ final class Worker {
     let pipes: PipePool
     /// Loops the daemon runs: `max_pipes` is shared out among them.
     let workerCount: Int
+    /// The field lines of the head being parsed, by whichever session parses one: a head is parsed and
+    /// handed on within one callback, so the worker's sessions share one storage, allocated once, rather than
+    /// each growing its own (five allocations for a connection's first head, freed again when it closes).
+    var headFields: [HeaderField] = []
     /// Emptied bufferevents of ended client connections, for the next ones.
     let spareSockets: SpareSockets
     /// Stopped events of ended connections (silent waits, session timers), for the next ones.

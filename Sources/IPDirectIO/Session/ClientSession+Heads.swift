@@ -50,11 +50,9 @@ extension ClientSession {
         }
         guard let start = evbuffer_pullup(clientInput, peek) else { return false }
         switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits,
-                                       fieldStorage: &headFields) {
+                                       fieldStorage: &worker.headFields) {
         case .incomplete:
             headBytesWithoutNewline = peek
-            // A client may leave a head half-sent for as long as the header timeout: it holds no field storage.
-            headFields = []
             perform(machine.headIncomplete(levels, now: now))
             return false
         case .invalid(let failure):
@@ -108,7 +106,7 @@ extension ClientSession {
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             let now = MonotonicClock.nowMicros()
             switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits,
-                                            fieldStorage: &headFields) {
+                                            fieldStorage: &worker.headFields) {
             case .incomplete:
                 return perform(machine.responseHeadIncomplete())
             case .invalid(let failure):

@@ -9,8 +9,6 @@ extension ClientSession {
         guard let upstream else { return }
         tunnelCounted = true
         worker.metrics.update { $0.tunnelsOpened += 1; $0.tunnelsActive += 1 }
-        // No head is parsed on this connection again: an idle tunnel keeps no field storage (about 1 KiB).
-        headFields = []
         upstream.setReadTimeout(nil)
         client.resumeReading()
         upstream.socket.resumeReading()

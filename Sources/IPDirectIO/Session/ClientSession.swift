@@ -56,9 +56,6 @@ final class ClientSession: ConnectionSetMember {
     /// Where the actions being performed end in the machine's queue: an event reported while one of them
     /// runs queues its own after them, and they are performed (and dropped) before the rest of the list.
     private var performingUpTo = 0
-    /// The field lines of the head being parsed, request or response: each head is dropped before the next is
-    /// parsed, so its storage is allocated once per connection.
-    var headFields: [HeaderField] = []
 
     /// A new connection: its machine starts from the settings it was accepted under.
     convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
