@@ -150,11 +150,13 @@ final class UpstreamPool {
     /// Closes the connections idle for the idle timeout, then waits for the oldest of those left.
     private func sweep() {
         sweepDueMicros = nil
-        // Walking the lists by their indices while changing them may copy the table: remembered indices go.
-        keysChanged += 1
         let now = MonotonicClock.nowMicros()
         var oldest: Int64?
-        for slot in idle.indices {
+        // Walked by index rather than through `idle.indices`, which would hold the table and make the first
+        // change below copy it (and move every list a connection remembers).
+        var slot = idle.startIndex
+        while slot != idle.endIndex {
+            defer { idle.formIndex(after: &slot) }
             let expired = idle.values[slot].prefix { $0.pooledAtMicros + idleTimeoutMicros <= now }.count
             for connection in idle.values[slot][..<expired] {
                 connection.pool = nil

@@ -24,17 +24,12 @@ import IPDirectTesting
     }
 
     @Test func aReadTimeoutSetAgainCountsFromThen() throws {
-        let base = EventBase()
-        let (pair, owner) = try Self.reading(on: base)
-        let connection = pair.connection
-        connection.setReadTimeout(300)
-        connection.keepReadTimeoutUntilReused(pooledAt: MonotonicClock.nowMicros())
-        LoopDriver.run(base, forMillis: 200)
-        connection.setReadTimeout(300)
-        LoopDriver.run(base, forMillis: 200)
-        #expect(owner.events.isEmpty)
-        #expect(LoopDriver.run(base) { !owner.events.isEmpty })
-        #expect(owner.events == [Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)])
+        let leftover = try LeftoverOf300Millis()
+        leftover.connection.setReadTimeout(300)
+        LoopDriver.run(leftover.base, forMillis: 200)
+        #expect(leftover.owner.events.isEmpty)
+        #expect(LoopDriver.run(leftover.base) { !leftover.owner.events.isEmpty })
+        #expect(leftover.owner.events == [Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)])
     }
 
     @Test func aReadTimeoutLeftByTheLastExchangeIsToldFromOneASessionSet() throws {

@@ -81,6 +81,17 @@ import IPDirectTesting
         #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === pair.connection)
     }
 
+    @Test func aConnectionTakenOutAcrossASweepGoesBackToItsList() throws {
+        let timed = Timed(idleTimeoutMillis: 100)
+        let taken = try timed.pooled(Self.first)
+        let left = try timed.pooled(Self.second)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first], keepsIdle: [Self.first, Self.second])) === taken.connection)
+        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 }, "the sweep closed the one left")
+        #expect(left.closedByPool(timed.base))
+        timed.pool.checkin(taken.connection)
+        #expect(timed.pool.checkout(key: Self.key, plan: plan([Self.first])) === taken.connection)
+    }
+
     @Test func keysAddedWhileAConnectionWasOutDoNotSendItToAnotherList() throws {
         // Enough keys for the table to grow, which moves every list.
         try checkinOfATakenConnection(afterPoolingOthersUnder: (0..<40).map { "o\($0).example" })
