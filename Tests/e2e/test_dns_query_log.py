@@ -6,7 +6,8 @@ import requests
 from harness.dns_listener import dig, dns_section, listener_port, wait_for_listener
 from harness.dns_server import start_dnsmasq
 from harness.ports import LOOPBACK
-from harness.resolution_checks import fetch, start_resolving
+from harness.raw_http import RawConnection, get_request
+from harness.resolution_checks import REQUEST_TIMEOUT_SECONDS, fetch, start_resolving
 from harness.resolver_scenarios import wait_for_event
 
 PROVIDER = "unbound-get"
@@ -96,3 +97,20 @@ def test_a_name_the_system_resolver_answers_otherwise_is_marked_hijacked(provide
         assert marks == {name: True, honest: False}, marks
     finally:
         hijacker.stop()
+
+
+def test_a_proxied_lookup_that_repeats_the_newest_is_counted_in_it_rather_than_listed_again(
+        provider_setup, start_ipdirect, network):
+    setup, _, own = start_listening(provider_setup, start_ipdirect)
+    name = "repeated.query-log.test"
+    setup.set_addresses(name, a=(LOOPBACK,))
+    # One connection: each worker keeps a ring of its own, and one connection stays on one worker.
+    with RawConnection(own.address, timeout=REQUEST_TIMEOUT_SECONDS) as client:
+        for _ in range(3):
+            client.send(get_request(network.plain_url("/", name), network.plain_authority(name), ""))
+            assert client.read_response().status == 200
+
+    # The first lookup asked the provider; the two after it were answered from the cache alike.
+    rows = [row for row in queries(own)["queries"] if row["name"] == name]
+    assert [(row["source"], row["repeats"]) for row in rows] == [(f"cache:{setup.name}", 1), (setup.name, 0)], rows
+    assert rows[0]["time"] >= rows[1]["time"]

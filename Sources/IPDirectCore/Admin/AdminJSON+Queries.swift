@@ -1,6 +1,6 @@
 extension AdminJSON {
     /// `GET /queries`: `{"enabled":true,"capacity":N,"queries":[{"time":..,"origin":"dns","client":..,"name":..,
-    /// "type":"A","source":..,"outcome":"NOERROR","addresses":[..],"elapsed_us":N,"hijack":false}]}`, newest
+    /// "type":"A","source":..,"outcome":"NOERROR","addresses":[..],"elapsed_us":N,"repeats":N,"hijack":false}]}`, newest
     /// first. `hijack` marks names whose system DNS answer shared no address with HTTPDNS's (`compare_system`).
     public static func queries(_ entries: [QueryLogEntry], capacity: Int, hijackedNames: Set<String>) -> String {
         let rows = entries.map { entry in
@@ -17,6 +17,7 @@ extension AdminJSON {
             members += [
                 ("addresses", JSONText.array(entry.addresses.map { JSONText.quoted($0.description) })),
                 ("elapsed_us", String(entry.elapsedMicros)),
+                ("repeats", String(entry.repeats)),
                 ("hijack", hijackedNames.contains(entry.name) ? "true" : "false"),
             ]
             return JSONText.object(members)

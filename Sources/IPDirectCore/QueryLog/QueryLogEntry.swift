@@ -29,6 +29,9 @@ public struct QueryLogEntry: Sendable, Equatable {
     public var detail: String?
     public var addresses: [IPAddress]
     public var elapsedMicros: Int64
+    /// Later proxy lookups that repeated this one and were counted in it rather than listed; the times,
+    /// client and elapsed time are the newest one's.
+    public var repeats = 0
 
     public init(origin: Origin, monotonicMicros: Int64, unixMillis: Int64, client: SocketAddress?, name: String,
                 type: String, source: String, outcome: String, detail: String? = nil, addresses: [IPAddress],
@@ -57,11 +60,13 @@ public struct QueryLogEntry: Sendable, Equatable {
 extension QueryLogEntry {
     /// The proxy's lookup of `name` for a request, with the outcome put in DNS terms.
     public static func proxyLookup(_ result: Result<Resolution, ResolveFailure>, name: String, client: SocketAddress?,
-                                   monotonicMicros: Int64, unixMillis: Int64, elapsedMicros: Int64) -> QueryLogEntry {
+                                   monotonicMicros: Int64, unixMillis: Int64, elapsedMicros: Int64,
+                                   repeats: Int = 0) -> QueryLogEntry {
         var entry = QueryLogEntry(origin: .proxy, monotonicMicros: monotonicMicros, unixMillis: unixMillis, client: client,
                                   name: HostName.normalized(name), type: proxyLookupType, source: noSource,
                                   outcome: DNSExtendedResponseCode.noError.description, addresses: [],
                                   elapsedMicros: elapsedMicros)
+        entry.repeats = repeats
         switch result {
         case .success(let resolution):
             entry.source = resolution.sourceLabel

@@ -15,6 +15,9 @@ public enum QueryLogRecord: Sendable {
         public var monotonicMicros: Int64
         public var unixMillis: Int64
         public var elapsedMicros: Int64
+        /// Later lookups that repeated this one and were counted in it (`QueryLogRing.appendProxyLookup`);
+        /// the times, client and elapsed time are the newest one's.
+        public var repeats = 0
 
         public init(_ result: Result<Resolution, ResolveFailure>, name: String, client: SocketAddress?,
                     monotonicMicros: Int64, unixMillis: Int64, elapsedMicros: Int64) {
@@ -33,9 +36,36 @@ public enum QueryLogRecord: Sendable {
         case .proxyLookup(let lookup):
             return .proxyLookup(lookup.result, name: lookup.name, client: lookup.client,
                                 monotonicMicros: lookup.monotonicMicros, unixMillis: lookup.unixMillis,
-                                elapsedMicros: lookup.elapsedMicros)
+                                elapsedMicros: lookup.elapsedMicros, repeats: lookup.repeats)
         case .written(let entry):
             return entry
         }
+    }
+}
+
+extension QueryLogRecord.ProxyLookup {
+    /// Whether this lookup says nothing `earlier` did not: the same name from the same client address (any
+    /// port: each connection has its own), answered by the same source, from the cache or not alike, with
+    /// the same addresses, or failed alike.
+    public func isRepeat(of earlier: QueryLogRecord.ProxyLookup) -> Bool {
+        guard name == earlier.name, client?.ip == earlier.client?.ip else { return false }
+        switch (result, earlier.result) {
+        case (.success(let answer), .success(let earlierAnswer)):
+            return answer.addresses == earlierAnswer.addresses && answer.source == earlierAnswer.source
+                && answer.cache.isSameUse(as: earlierAnswer.cache)
+        case (.failure(let failure), .failure(let earlierFailure)):
+            return failure == earlierFailure
+        default:
+            return false
+        }
+    }
+
+    /// Counts `later`, a lookup that `isRepeat(of:)` this one, in it.
+    public mutating func countRepeat(_ later: QueryLogRecord.ProxyLookup) {
+        repeats += 1 + later.repeats
+        client = later.client
+        monotonicMicros = later.monotonicMicros
+        unixMillis = later.unixMillis
+        elapsedMicros = later.elapsedMicros
     }
 }

@@ -6,6 +6,9 @@ public struct QueryLogRing: Sendable {
     private var slots: [QueryLogRecord] = []
     /// The slot the next entry overwrites once the ring is full.
     private var next = 0
+    /// Lookups that repeated the newest record, counted here until another record comes, so each costs a
+    /// comparison and not a record's copy.
+    private var newestRepeats: QueryLogRecord.ProxyLookup?
 
     /// `capacity` 0 keeps nothing (`[dns] query_log = 0`).
     public init(capacity: Int) {
@@ -17,6 +20,7 @@ public struct QueryLogRing: Sendable {
 
     public mutating func append(_ record: QueryLogRecord) {
         guard capacity > 0 else { return }
+        settleRepeats()
         if slots.count < capacity {
             slots.append(record)
         } else {
@@ -29,10 +33,43 @@ public struct QueryLogRing: Sendable {
         append(.written(entry))
     }
 
+    /// A proxy lookup that `isRepeat(of:)` the newest record is counted in that record rather than given a slot:
+    /// a client's thousands of requests for one name would otherwise push every other lookup out of the ring.
+    public mutating func appendProxyLookup(_ lookup: QueryLogRecord.ProxyLookup) {
+        guard capacity > 0 else { return }
+        if let newestRepeats {
+            if lookup.isRepeat(of: newestRepeats) {
+                self.newestRepeats?.countRepeat(lookup)
+                return
+            }
+        } else if case .proxyLookup(let newest) = newestRecord, lookup.isRepeat(of: newest) {
+            var repeated = newest
+            repeated.countRepeat(lookup)
+            newestRepeats = repeated
+            return
+        }
+        append(.proxyLookup(lookup))
+    }
+
+    private var newestIndex: Int? {
+        guard !slots.isEmpty else { return nil }
+        return next == 0 ? slots.count - 1 : next - 1
+    }
+
+    private var newestRecord: QueryLogRecord? { newestIndex.map { slots[$0] } }
+
+    /// Writes the counted repeats into the newest record.
+    private mutating func settleRepeats() {
+        guard let repeated = newestRepeats, let newest = newestIndex else { return }
+        newestRepeats = nil
+        slots[newest] = .proxyLookup(repeated)
+    }
+
     /// What the ring holds, newest first, as it was recorded.
     public var newestRecordsFirst: [QueryLogRecord] {
-        guard slots.count == capacity else { return slots.reversed() }
-        return (slots[..<next].reversed() + slots[next...].reversed())
+        var records = slots.count == capacity ? slots[..<next].reversed() + slots[next...].reversed() : slots.reversed()
+        if let newestRepeats { records[0] = .proxyLookup(newestRepeats) }
+        return records
     }
 
     /// What the ring holds, newest first, in words.

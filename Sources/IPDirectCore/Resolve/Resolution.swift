@@ -48,6 +48,14 @@ public enum CacheUse: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Both from the cache within the TTL, both past it, or both not from the cache, whatever the ages.
+    public func isSameUse(as other: CacheUse) -> Bool {
+        switch (self, other) {
+        case (.miss, .miss), (.hit, .hit), (.stale, .stale): return true
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .miss: return "miss"

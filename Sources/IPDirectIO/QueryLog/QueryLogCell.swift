@@ -28,7 +28,7 @@ final class QueryLogCell: Sendable {
         if case .success(let resolution) = result, resolution.source == .literal { return }
         let lookup = QueryLogRecord.ProxyLookup(result, name: host, client: client, monotonicMicros: now,
                                                 unixMillis: MonotonicClock.wallMillis(), elapsedMicros: now - startedMicros)
-        ring.withLock { $0.append(.proxyLookup(lookup)) }
+        ring.withLock { $0.appendProxyLookup(lookup) }
     }
 
     /// A query the DNS listener answered, with the addresses its answer held.
