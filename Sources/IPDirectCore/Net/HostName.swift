@@ -13,14 +13,18 @@ public enum HostName {
     public static func normalized(_ name: String) -> String {
         // Asked on every proxied lookup of a name the request parser has already lower-cased: such a name is
         // returned as it is, without a copy, and read where its bytes lie.
-        let needsChange = name.utf8.withContiguousStorageIfAvailable(needsNormalizing) ?? needsNormalizing(name.utf8)
-        guard needsChange else { return name }
+        guard !isNormalized(name) else { return name }
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
             bytes[index] += UInt8(ascii: "a") - UInt8(ascii: "A")
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `normalized` would return `name` unchanged.
+    public static func isNormalized(_ name: String) -> Bool {
+        !(name.utf8.withContiguousStorageIfAvailable(needsNormalizing) ?? needsNormalizing(name.utf8))
     }
 
     private static func needsNormalizing(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {

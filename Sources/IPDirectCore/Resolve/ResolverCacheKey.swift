@@ -1,12 +1,11 @@
-//// What the resolver cache is keyed by: a normalised host name and an address family.
+/// What the resolver cache is keyed by: a normalised host name and an address family.
 ///
 /// A request reads both families of one name, so the name is hashed once, when the key is made, and the
-/// other family's key (`inFamily`) reuses that hash: hashing a key hashes two numbers, not the name.
-public struct ResolverCacheKey: Hashable, Sendable, CustomStringConvertible {
-    /// Lower case, without the trailing root dot.
-    public let name: String
+/// other family's key (`inFamily`) reuses that hash.
+public struct ResolverCacheKey: PrehashedKey, Sendable, CustomStringConvertible {
+    /// Lower case, without the trailing root dot, and hashed once.
+    public let hashedName: HashedHostName
     public let family: AddressFamily
-    private let nameHash: Int
 
     /// Normalises `name`, so `WWW.Example.COM.` and `www.example.com` share one entry.
     public init(name: String, family: AddressFamily) {
@@ -15,30 +14,27 @@ public struct ResolverCacheKey: Hashable, Sendable, CustomStringConvertible {
 
     /// For a name `normalised` already returned.
     public init(normalisedName name: String, family: AddressFamily) {
-        self.name = name
-        self.family = family
-        nameHash = name.hashValue
+        self.init(hashedName: HashedHostName(name), family: family)
     }
 
-    private init(name: String, family: AddressFamily, nameHash: Int) {
-        self.name = name
+    /// For a normalised name that was hashed already.
+    public init(hashedName: HashedHostName, family: AddressFamily) {
+        self.hashedName = hashedName
         self.family = family
-        self.nameHash = nameHash
     }
+
+    public var name: String { hashedName.text }
 
     /// The key of the same name in `family`.
     public func inFamily(_ family: AddressFamily) -> ResolverCacheKey {
-        ResolverCacheKey(name: name, family: family, nameHash: nameHash)
+        ResolverCacheKey(hashedName: hashedName, family: family)
     }
 
     public static func == (first: ResolverCacheKey, second: ResolverCacheKey) -> Bool {
-        first.nameHash == second.nameHash && first.family == second.family && first.name == second.name
+        first.family == second.family && first.hashedName == second.hashedName
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(nameHash)
-        hasher.combine(family)
-    }
+    public var prehash: Int { PrehashedKeys.adding(family == .v6 ? 1 : 0, to: hashedName.textHash) }
 
     /// DNS names compare case-insensitively in ASCII only (RFC 4343 §3), so only
     /// A–Z are folded; other bytes pass through untouched. A single trailing dot

@@ -4,9 +4,10 @@ import IPDirectCore
 /// Lookups, pooled connections and connection races for the session's current exchange.
 extension ClientSession {
     /// A cached name is answered on the spot, without a completion made for it.
-    func resolve(_ host: String) {
+    func resolve(_ name: HashedHostName) {
         let started = MonotonicClock.nowMicros()
-        if let answer = configuration.resolver.answerAtOnce(host) {
+        let host = name.text
+        if let answer = configuration.resolver.answerAtOnce(name) {
             return resolved(answer, host: host, startedMicros: started)
         }
         let handle = configuration.resolver.query(host) { [unowned self] result in

@@ -210,7 +210,7 @@ final class ClientSession: ConnectionSetMember {
     private func perform(_ action: SessionAction) {
         switch action {
         case .sendToClient: machine.payloads.reply.withUnsafeBytes { ByteTransfer.send($0, to: client) }
-        case .resolve: resolve(machine.request.host)
+        case .resolve: resolve(machine.request.hostKey.name)
         case .connect:
             guard let request = machine.payloads.upstream else { return }
             connect(request)

@@ -22,4 +22,9 @@ import Testing
     @Test func onlyASCIILettersChangeCase() {
         #expect(HostName.normalized("ÄB.test") == "Äb.test")
     }
+
+    @Test(arguments: ["example.test", "Example.test", "example.test.", "", "."])
+    func aNameIsNormalizedExactlyWhenNormalizingLeavesItAsItIs(name: String) {
+        #expect(HostName.isNormalized(name) == (HostName.normalized(name) == name))
+    }
 }

@@ -15,14 +15,14 @@ final class ResolverChain {
         case pending(ResolveHandle)
     }
 
-    private let hosts: [String: [IPAddress]]
+    private let hosts: [HashedHostName: [IPAddress]]
     private let usesHosts: Bool
     private let service: ResolverService
     /// Where the service sends answers for this loop.
     private let mailbox: LoopMailbox
 
     init(settings: ResolverSettings, hosts: [String: [IPAddress]], service: ResolverService, mailbox: LoopMailbox) {
-        self.hosts = hosts
+        self.hosts = Dictionary(uniqueKeysWithValues: hosts.map { (HashedHostName($0.key), $0.value) })
         // `[hosts]` never waits, so wherever `order` lists it, it is asked before the sources that do.
         self.usesHosts = settings.order.contains(.hosts)
         self.service = service
@@ -32,21 +32,22 @@ final class ResolverChain {
     /// Answers at once for IP literals, `[hosts]` names and cached names; otherwise returns a handle and
     /// calls `completion` on this loop's thread later.
     func resolve(_ host: String, completion: @escaping (Result<Resolution, ResolveFailure>) -> Void) -> Lookup {
-        if let answer = answerAtOnce(host) { return .done(answer) }
+        if let answer = answerAtOnce(HashedHostName(host)) { return .done(answer) }
         return .pending(query(host, completion: completion))
     }
 
     /// The answer for IP literals, `[hosts]` names and cached names; nil when the sources must be asked
     /// with `query`.
-    func answerAtOnce(_ host: String) -> Result<Resolution, ResolveFailure>? {
-        if IPAddress.mayBeLiteral(host), let literal = IPAddress(host) {
+    /// `host` comes hashed: a request's name was hashed once, when its upstream key was made.
+    func answerAtOnce(_ host: HashedHostName) -> Result<Resolution, ResolveFailure>? {
+        if IPAddress.mayBeLiteral(host.text), let literal = IPAddress(host.text) {
             return .success(Resolution(addresses: [literal], source: .literal))
         }
-        let name = HostName.normalized(host)
+        let name = HostName.isNormalized(host.text) ? host : HashedHostName(HostName.normalized(host.text))
         if usesHosts, let addresses = hosts[name] {
             return .success(Resolution(addresses: addresses, source: .hosts))
         }
-        return service.cached(name, host: host)
+        return service.cached(name, host: host.text)
     }
 
     /// Asks the sources for `host`, which `answerAtOnce` could not answer; `completion` runs on this

@@ -95,15 +95,15 @@ final class ResolverService: Sendable {
     /// Called on a worker thread with a name `HostName.normalized` returned: a cached answer (with a
     /// background refresh started when it is due), or nil when the sources must be asked, with `query`.
     /// Split from `query` so that the common case, a cached name, makes no completion to call back.
-    func cached(_ name: String, host: String) -> Result<Resolution, ResolveFailure>? {
+    func cached(_ name: HashedHostName, host: String) -> Result<Resolution, ResolveFailure>? {
         let now = ResolverService.nowMillis()
-        let key = ResolverCacheKey(normalisedName: name, family: .v4)
+        let key = ResolverCacheKey(hashedName: name, family: .v4)
         let cached = state.withLock { state in
             CachedName(v4: state.cache.lookup(key, now: now), v6: state.cache.lookup(key.inFamily(.v6), now: now), now: now)
         }
         switch cached {
         case .addresses(let resolution, let refresh):
-            if refresh { loop.post { engines in engines.current.resolve(name, waiter: nil) } }
+            if refresh { loop.post { engines in engines.current.resolve(name.text, waiter: nil) } }
             return .success(resolution)
         case .negative(let source, let nameDoesNotExist):
             return .failure(ResolverService.negative(host, source: source, nameDoesNotExist: nameDoesNotExist))
