@@ -10,7 +10,12 @@ import IPDirectCore
 /// A struct around the pointer, so it costs no allocation and no dynamic dispatch on the data path.
 struct BufferedSocket: ~Copyable {
     /// Nil once closed, released or handed off: an empty value owns nothing.
-    private var raw: OpaquePointer?
+    private var raw: OpaquePointer? {
+        didSet { buffers = BufferedSocket.buffers(of: raw) }
+    }
+    /// The bufferevent's input and output evbuffers, which live as long as it does: read on every decision the
+    /// session makes, they are kept here rather than asked of libevent each time.
+    private var buffers: Buffers?
     /// Pauses reading at the read high watermark; made by the first `setWatermarks`.
     private var readLimit: UnsafeMutablePointer<ipd_read_limit>?
     /// A callback was deferred to the loop (`triggerRead`): it may still be pending, so the bufferevent
@@ -20,6 +25,17 @@ struct BufferedSocket: ~Copyable {
     private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
         self.raw = raw
         self.readLimit = readLimit
+        buffers = BufferedSocket.buffers(of: raw)
+    }
+
+    private struct Buffers {
+        let input: OpaquePointer
+        let output: OpaquePointer
+    }
+
+    private static func buffers(of raw: OpaquePointer?) -> Buffers? {
+        guard let raw else { return nil }
+        return Buffers(input: bufferevent_get_input(raw), output: bufferevent_get_output(raw))
     }
 
     /// Owns nothing yet: for an owner whose socket comes later.
@@ -33,6 +49,7 @@ struct BufferedSocket: ~Copyable {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
         PlainSocketReader.install(on: raw, sizing: .compact)
         self.raw = raw
+        buffers = BufferedSocket.buffers(of: raw)
     }
 
     /// A plain accepted socket on `fd` in the emptied bufferevent `spare`, as `init(socket:base:)` makes one
@@ -41,6 +58,7 @@ struct BufferedSocket: ~Copyable {
         ipd_bufferevent_reuse(spare.raw, fd, PlainSocketReader.routine(.compact))
         raw = spare.raw
         readLimit = spare.readLimit
+        buffers = BufferedSocket.buffers(of: raw)
     }
 
     /// A TLS client on the connected socket `fd`, handshaking as soon as the loop runs. It owns `ssl`
@@ -49,6 +67,7 @@ struct BufferedSocket: ~Copyable {
         guard let raw = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
         self.raw = raw
+        buffers = BufferedSocket.buffers(of: raw)
     }
 
     deinit {
@@ -136,18 +155,18 @@ struct BufferedSocket: ~Copyable {
 
     var fd: Int32 { bufferevent_getfd(raw!) }
     /// The evbuffer read bytes arrive in.
-    var input: OpaquePointer { bufferevent_get_input(raw!) }
+    var input: OpaquePointer { buffers!.input }
     /// The evbuffer whose bytes are still to be written.
-    var output: OpaquePointer { bufferevent_get_output(raw!) }
+    var output: OpaquePointer { buffers!.output }
     /// Bytes read and not taken yet; a closed socket holds none.
     var inputLength: Int {
-        guard let raw else { return 0 }
-        return ipd_evbuffer_length(bufferevent_get_input(raw))
+        guard let buffers else { return 0 }
+        return ipd_evbuffer_length(buffers.input)
     }
     /// Bytes not written yet; a closed socket holds none.
     var outputLength: Int {
-        guard let raw else { return 0 }
-        return ipd_evbuffer_length(bufferevent_get_output(raw))
+        guard let buffers else { return 0 }
+        return ipd_evbuffer_length(buffers.output)
     }
 
     /// Whether bytes may be written to the descriptor straight away: nothing is queued ahead of them, and the
