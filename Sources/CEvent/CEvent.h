@@ -239,6 +239,66 @@ static inline void ipd_read_limit_free(struct ipd_read_limit *limit) {
     free(limit);
 }
 
+/* libevent's buffers are chains of 1, 2 or 4 KiB (a chain is sized by powers of two from 1 KiB), and a
+ * request allocates and frees two of them, one per read. Each thread keeps the last few chains it freed for
+ * its next ones: a malloc and a free from glibc cost several hundred instructions, and a 1 KiB request with
+ * small blocks freed before it makes glibc consolidate its fast bins. Blocks are told apart by their usable
+ * size, so a block from plain malloc may be freed here, and these functions may be installed at any time. */
+#include <malloc.h>
+enum { IPD_BLOCK_CLASSES = 3, IPD_BLOCKS_PER_CLASS = 8, IPD_BLOCK_SMALLEST = 1024, IPD_BLOCK_SLACK = 64 };
+struct ipd_block_cache {
+    void *blocks[IPD_BLOCK_CLASSES][IPD_BLOCKS_PER_CLASS];
+    int counts[IPD_BLOCK_CLASSES];
+};
+static inline struct ipd_block_cache *ipd_block_cache(void) {
+    static __thread struct ipd_block_cache cache;
+    return &cache;
+}
+/* The class of a request for exactly `size` bytes, or -1. */
+static inline int ipd_block_class_of_request(size_t size) {
+    for (int class = 0; class < IPD_BLOCK_CLASSES; class++) {
+        if (size == (size_t)IPD_BLOCK_SMALLEST << class) return class;
+    }
+    return -1;
+}
+/* The class a block of `usable` bytes can serve without wasting more than the slack, or -1. */
+static inline int ipd_block_class_of_block(size_t usable) {
+    for (int class = 0; class < IPD_BLOCK_CLASSES; class++) {
+        size_t size = (size_t)IPD_BLOCK_SMALLEST << class;
+        if (usable >= size && usable < size + IPD_BLOCK_SLACK) return class;
+    }
+    return -1;
+}
+static inline void *ipd_block_malloc(size_t size) {
+    int class = ipd_block_class_of_request(size);
+    struct ipd_block_cache *cache = ipd_block_cache();
+    if (class >= 0 && cache->counts[class] > 0) return cache->blocks[class][--cache->counts[class]];
+    return malloc(size);
+}
+static inline void *ipd_block_realloc(void *block, size_t size) { return realloc(block, size); }
+static inline void ipd_block_free(void *block) {
+    if (block == NULL) return;
+    int class = ipd_block_class_of_block(malloc_usable_size(block));
+    struct ipd_block_cache *cache = ipd_block_cache();
+    if (class >= 0 && cache->counts[class] < IPD_BLOCKS_PER_CLASS) {
+        cache->blocks[class][cache->counts[class]++] = block;
+        return;
+    }
+    free(block);
+}
+/* Blocks this thread keeps for a class now. */
+static inline int ipd_block_cache_count(int class) { return ipd_block_cache()->counts[class]; }
+/* Gives this thread's kept blocks back to glibc, as a loop thread ends. */
+static inline void ipd_block_cache_release(void) {
+    struct ipd_block_cache *cache = ipd_block_cache();
+    for (int class = 0; class < IPD_BLOCK_CLASSES; class++) {
+        while (cache->counts[class] > 0) free(cache->blocks[class][--cache->counts[class]]);
+    }
+}
+static inline void ipd_install_block_cache(void) {
+    event_set_mem_functions(ipd_block_malloc, ipd_block_realloc, ipd_block_free);
+}
+
 /* Where a compact read puts what passes its small reservation in the input, before it is added there: one
  * buffer per thread (each loop reads on its own thread), because Swift takes a temporary buffer of more than
  * 1 KiB from the heap on Linux, and a fixed-size Swift value is initialised byte by byte on every read. */

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Starts the thread an event loop runs on: `body` runs there (it dispatches the loop) and holds what
-/// it captures until it returns.
+/// it captures until it returns; the buffer chains the thread kept for reuse go back to the C library after.
 enum LoopThread {
     private final class Body {
         let run: () -> Void
@@ -13,6 +13,7 @@ enum LoopThread {
         var thread = pthread_t()
         pthread_create(&thread, nil, { context in
             Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            BlockCache.releaseThreadBlocks()
             return nil
         }, context)
         return thread

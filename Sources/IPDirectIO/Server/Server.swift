@@ -43,6 +43,7 @@ public final class Server {
         guard ipd_evbuffer_layout_matches() != 0 else {
             throw StartupError("libevent's buffers are not laid out as libevent 2.1's: run ipdirect with the libevent 2.1 it was built against")
         }
+        BlockCache.install()
         Server.raiseDescriptorLimit(for: config.proxy)
         for host in config.tls.insecureHosts.sorted() {
             Logger.warning("event=tls_verification_disabled host=\(host) reason=tls.insecure_hosts details=\"certificates of this host are NOT verified\"")
