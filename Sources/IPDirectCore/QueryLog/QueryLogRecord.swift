@@ -49,23 +49,25 @@ extension QueryLogRecord.ProxyLookup {
     /// the same addresses, or failed alike.
     public func isRepeat(of earlier: QueryLogRecord.ProxyLookup) -> Bool {
         guard name == earlier.name, client?.ip == earlier.client?.ip else { return false }
-        switch (result, earlier.result) {
-        case (.success(let answer), .success(let earlierAnswer)):
+        switch result {
+        case .success(let answer):
+            guard case .success(let earlierAnswer) = earlier.result else { return false }
             return answer.addresses == earlierAnswer.addresses && answer.source == earlierAnswer.source
                 && answer.cache.isSameUse(as: earlierAnswer.cache)
-        case (.failure(let failure), .failure(let earlierFailure)):
+        case .failure(let failure):
+            guard case .failure(let earlierFailure) = earlier.result else { return false }
             return failure == earlierFailure
-        default:
-            return false
         }
     }
 
-    /// Counts `later`, a lookup that `isRepeat(of:)` this one, in it.
-    public mutating func countRepeat(_ later: QueryLogRecord.ProxyLookup) {
+    /// Counts `later` in this lookup when it `isRepeat(of:)` it; false when it is not.
+    public mutating func countRepeat(_ later: QueryLogRecord.ProxyLookup) -> Bool {
+        guard later.isRepeat(of: self) else { return false }
         repeats += 1 + later.repeats
         client = later.client
         monotonicMicros = later.monotonicMicros
         unixMillis = later.unixMillis
         elapsedMicros = later.elapsedMicros
+        return true
     }
 }

@@ -37,15 +37,11 @@ public struct QueryLogRing: Sendable {
     /// a client's thousands of requests for one name would otherwise push every other lookup out of the ring.
     public mutating func appendProxyLookup(_ lookup: QueryLogRecord.ProxyLookup) {
         guard capacity > 0 else { return }
-        if let newestRepeats {
-            if lookup.isRepeat(of: newestRepeats) {
-                self.newestRepeats?.countRepeat(lookup)
-                return
-            }
-        } else if case .proxyLookup(let newest) = newestRecord, lookup.isRepeat(of: newest) {
-            var repeated = newest
-            repeated.countRepeat(lookup)
-            newestRepeats = repeated
+        // Counted in place: a copy of the kept lookup would cost what counting saves.
+        if newestRepeats != nil {
+            if newestRepeats!.countRepeat(lookup) { return }
+        } else if case .proxyLookup(var newest) = newestRecord, newest.countRepeat(lookup) {
+            newestRepeats = newest
             return
         }
         append(.proxyLookup(lookup))
