@@ -192,6 +192,11 @@ struct BufferedSocket: ~Copyable {
         PlainSocketReader.readReady(raw!, fd: fd, sizing: .compact)
     }
 
+    /// Bytes read from the descriptor elsewhere, handed over as `readReady` would have read them.
+    func deliverRead(_ bytes: UnsafeRawBufferPointer) {
+        PlainSocketReader.deliver(bytes, to: raw!)
+    }
+
     var isReading: Bool { bufferevent_get_enabled(raw!) & Int16(EV_READ) != 0 }
 
     func pauseReading() { bufferevent_disable(raw!, Int16(EV_READ)) }

@@ -47,6 +47,16 @@ enum PlainSocketReader {
         read(bufferevent, fd: fd, what: Int16(EV_READ), sizing: sizing)
     }
 
+    /// Bytes read from the descriptor elsewhere, added to the input with the read callback following, as
+    /// after a read here.
+    static func deliver(_ bytes: UnsafeRawBufferPointer, to bufferevent: OpaquePointer) {
+        let input = bufferevent_get_input(bufferevent)!
+        evbuffer_unfreeze(input, 0)
+        evbuffer_add(input, bytes.baseAddress, bytes.count)
+        evbuffer_freeze(input, 0)
+        bufferevent_trigger(bufferevent, Int16(EV_READ), 0)
+    }
+
     private static func read(_ bufferevent: OpaquePointer, fd: Int32, what: Int16, sizing: Sizing) {
         // EV_TIMEOUT together with EV_READ means bytes arrived as the timeout fell due: read them.
         if what == Int16(EV_TIMEOUT) {

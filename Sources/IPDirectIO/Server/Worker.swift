@@ -159,8 +159,7 @@ final class Worker {
         }
         nextSessionNumber += 1
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
-        // Buffers and a session wait for the first bytes: many connections are opened ahead of use.
-        awaitFirstBytes(fd: fd, id: UInt64(index) << 48 | nextSessionNumber, peerAddress: peerAddress)
+        startOrAwaitFirstBytes(fd: fd, id: UInt64(index) << 48 | nextSessionNumber, peerAddress: peerAddress)
     }
 
     func sessionEnded(_ session: ClientSession) {

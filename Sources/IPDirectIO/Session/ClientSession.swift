@@ -109,6 +109,12 @@ final class ClientSession: ConnectionSetMember {
         client.readReady()
     }
 
+    /// Bytes read from the client's socket before the session had it, handled as its first read.
+    func receiveFirstBytes(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed else { return }
+        client.deliverRead(bytes)
+    }
+
     /// Takes the client's socket over and reads from it from now on.
     func attachClient() {
         client.handOver(to: self, calling: BufferEventCallbacks.sessionClient)

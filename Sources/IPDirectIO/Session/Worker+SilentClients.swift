@@ -5,7 +5,26 @@ import IPDirectCore
 /// Accepted connections that have sent nothing yet wait without a session (`SilentClient`), and become one
 /// on their first bytes, as they would have been from the accept.
 extension Worker {
-    /// `fd` was just accepted (and counted against `max_connections`).
+    /// `fd` was just accepted (and counted against `max_connections`). A client that sent its first bytes
+    /// with the handshake, as most do, becomes a session at once; one that has not waits silent, without
+    /// buffers or a session, since many connections are opened ahead of use.
+    func startOrAwaitFirstBytes(fd: Int32, id: UInt64, peerAddress: SocketAddress?) {
+        let scratch = UnsafeMutableRawBufferPointer(start: ipd_read_overflow(), count: Int(IPD_READ_OVERFLOW_BYTES))
+        let received = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+        if received > 0 {
+            return startSession(fd: fd, id: id, peerAddress: peerAddress, configuration: connectionSettings,
+                                wait: FirstBytesWait(rules: connectionSettings.rules, acceptedAt: MonotonicClock.nowMicros()),
+                                firstBytes: UnsafeRawBufferPointer(rebasing: scratch[..<received]))
+        }
+        guard received < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
+            // A FIN or a reset before any byte: nothing to serve.
+            Glibc.close(fd)
+            return connectionEnded()
+        }
+        awaitFirstBytes(fd: fd, id: id, peerAddress: peerAddress)
+    }
+
+    /// `fd` was just accepted (and counted against `max_connections`) and has nothing to read yet.
     func awaitFirstBytes(fd: Int32, id: UInt64, peerAddress: SocketAddress?) {
         let silent = SilentClient(worker: self, fd: fd, id: id, peerAddress: peerAddress,
                                   configuration: connectionSettings, now: MonotonicClock.nowMicros())
@@ -27,6 +46,20 @@ extension Worker {
         session.start(after: silent.wait)
         silent.stopWatching()
         session.readReadyClient()
+    }
+
+    /// A session for a connection whose `firstBytes` were read as it was accepted.
+    private func startSession(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings,
+                              wait: FirstBytesWait, firstBytes: UnsafeRawBufferPointer) {
+        guard let client = spareSockets.socket(for: fd) else {
+            Glibc.close(fd)
+            return connectionEnded()
+        }
+        let session = ClientSession(worker: self, id: id, client: client, peerAddress: peerAddress,
+                                    configuration: configuration)
+        sessions.insert(session)
+        session.start(after: wait)
+        session.receiveFirstBytes(firstBytes)
     }
 
     func silentClientEnded(_ silent: SilentClient) {
