@@ -14,6 +14,8 @@ struct HeadFieldSummary {
     /// naming hop-by-hop fields (keep-alive, upgrade, ...), which are removed (or kept, for an upgrade) anyway.
     /// Most heads have none, so most heads allocate no list.
     var connectionTokens: [String] = []
+    /// The list of a head whose one such token is "close", as most that close say: shared, not allocated.
+    private static let closeOnly = ["close"]
     var connection = ConnectionOptions()
     var expectsContinue = false
     var hasUpgrade = false
@@ -181,7 +183,11 @@ struct HeadFieldSummary {
                 connection.namesOtherFields = true
                 if element.count == 5 && bytes.tokenEqualsLowercase(at: element.lowerBound, "close") {
                     connection.close = true
-                    connectionTokens.append("close")
+                    if connectionTokens.isEmpty {
+                        connectionTokens = HeadFieldSummary.closeOnly
+                    } else {
+                        connectionTokens.append("close")
+                    }
                 } else {
                     connectionTokens.append(bytes.lowercasedString(element))
                 }

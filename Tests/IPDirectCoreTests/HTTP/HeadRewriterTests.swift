@@ -55,6 +55,15 @@ import Testing
             + "Via: 1.1 ipdirect\r\n\r\n")
     }
 
+    @Test(arguments: ["close", "Close", "close, X-Hop", "X-Hop, close", "close, close, X-Hop"])
+    func aFieldNamedCloseIsDroppedWhenConnectionSaysClose(connection: String) {
+        let out = upstream("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nConnection: \(connection)\r\nClose: x\r\n"
+            + "X-Hop: 1\r\nX-Keep: yes\r\n\r\n", close: true)
+        let keepsHop = !connection.contains("X-Hop")
+        #expect(out == "GET / HTTP/1.1\r\nHost: a.test\r\n" + (keepsHop ? "X-Hop: 1\r\n" : "")
+            + "X-Keep: yes\r\nVia: 1.1 ipdirect\r\nConnection: close\r\n\r\n")
+    }
+
     @Test func copiesKeptFieldLinesByteForByte() {
         // Invalid UTF-8 and trailing whitespace would not survive a trip through String.
         let fields: [UInt8] = Array("X-Raw:\t ".utf8) + [0xFF, 0xC3, 0x28, 0x20, 0x09]
