@@ -24,6 +24,20 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
+    /// Bytes of storage held, whatever the head's size.
+    public var capacity: Int {
+        // Through the pointer: the `header` property checks exclusive access at run time in this module.
+        storage?.withUnsafeMutablePointerToHeader { $0.pointee } ?? 0
+    }
+
+    /// A buffer with this one's storage and no head, for the next head to be written into; one with no
+    /// storage when this one holds more than `limit` bytes.
+    func emptied(keepingAtMost limit: Int) -> HeadBuffer {
+        var empty = HeadBuffer()
+        if capacity <= limit { empty.storage = storage }
+        return empty
+    }
+
     /// The head's bytes as an array of their own.
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
@@ -37,7 +51,7 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
 
     /// Replaces the head with what `write` puts into an output of at most `capacity` bytes.
     mutating func write(capacity: Int, _ write: (inout HeadOutput) -> Void) {
-        if storage.map({ $0.header < capacity }) ?? true || !isKnownUniquelyReferenced(&storage) {
+        if self.capacity < capacity || !isKnownUniquelyReferenced(&storage) {
             let size = max(capacity, HeadBuffer.minimumCapacity)
             storage = unsafeDowncast(Storage.create(minimumCapacity: size) { _ in size }, to: Storage.self)
         }

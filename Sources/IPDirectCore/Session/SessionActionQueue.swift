@@ -1,9 +1,13 @@
 /// The actions events queued and the driver has not yet performed, oldest first. Its slots are kept and
 /// written over: dropping performed actions only lowers the count, so neither queuing nor dropping
-/// allocates, frees or moves anything once the first events have sized the storage.
+/// allocates, frees or moves anything once the first events have sized the storage. Made empty, it takes
+/// room for `SessionMachine.actionCapacity` actions with the first one: a machine given the slots of an
+/// ended connection's (`SessionMachine.reuseStorage(of:)`) then allocates none.
 public struct SessionActionQueue: RandomAccessCollection {
     @usableFromInline var slots: [SessionAction] = []
     public private(set) var count = 0
+
+    init() {}
 
     init(capacity: Int) {
         slots.reserveCapacity(capacity)
@@ -27,9 +31,23 @@ public struct SessionActionQueue: RandomAccessCollection {
         if count < slots.count {
             slots[count] = action
         } else {
-            slots.append(action)
+            appendSlot(action)
         }
         count += 1
+    }
+
+    /// Out of line: once the first events have sized the storage, queuing never comes here.
+    @inline(never)
+    private mutating func appendSlot(_ action: SessionAction) {
+        if slots.capacity == 0 { slots.reserveCapacity(SessionMachine.actionCapacity) }
+        slots.append(action)
+    }
+
+    /// The same slots, holding no action.
+    func emptied() -> SessionActionQueue {
+        var empty = SessionActionQueue()
+        empty.slots = slots
+        return empty
     }
 
     /// Forgets the actions from `first` on.

@@ -31,7 +31,7 @@ public struct SessionMachine {
     /// What the events asked for and the driver has not yet performed, in order: each event appends its
     /// actions here instead of returning a list, and the driver drops them once performed, so the capacity
     /// stays and a request allocates no list of actions.
-    public internal(set) var actions = SessionActionQueue(capacity: SessionMachine.actionCapacity)
+    public internal(set) var actions = SessionActionQueue()
     /// What the queued actions carry beyond plain values.
     public internal(set) var payloads = SessionActionPayloads()
     /// The rewritten request head, kept only while a dropped reused connection may still make it go out again
