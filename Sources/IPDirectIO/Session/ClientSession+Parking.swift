@@ -8,8 +8,7 @@ extension ClientSession {
     /// connection; the session performs nothing more.
     func detachClient() -> Int32 {
         isClosed = true
-        giveUpWakeup()
-        wakeupTimer.eventRemoved()
+        stopWakeup()
         return worker.spareSockets.keep(&client)
     }
 

@@ -17,16 +17,16 @@ final class ClientSession: ConnectionSetMember {
     unowned(unsafe) let worker: Worker
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
-    let configuration: ConnectionSettings
+    private(set) var configuration: ConnectionSettings
     /// `configuration.rules.proxy.maxHeaderBytes`, read on every head: kept at hand rather than read through
     /// two references and a copy of the settings struct each time.
-    let maxHeaderBytes: Int
-    let id: UInt64
+    private(set) var maxHeaderBytes: Int
+    private(set) var id: UInt64
     var client: BufferedSocket
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
-    let peerAddress: SocketAddress?
+    private(set) var peerAddress: SocketAddress?
     /// `peerAddress` as text for the logs, made when a line first needs it: most connections never log one.
-    private(set) lazy var peer = peerAddress?.description ?? "-"
+    private var peerText: String?
     var machine: SessionMachine
     /// The credential check in flight.
     var credentialCheck: CredentialHandle?
@@ -38,9 +38,10 @@ final class ClientSession: ConnectionSetMember {
     /// Body bytes moving in the kernel, from the client and from the upstream, while they do.
     var requestSplice: SpliceStream?
     var responseSplice: SpliceStream?
-    /// The session's one timer, and when it is set for and due. It goes back to the worker's spare events when
-    /// the session stops using its client socket (nil from then on).
-    var wakeup: OpaquePointer?
+    /// The session's one timer (an event without a socket), made with the session and kept for every
+    /// connection it serves; stopped when the session stops using its client socket. `wakeupTimer`: when it
+    /// is set for and due.
+    private var wakeup: OpaquePointer?
     var wakeupTimer = LazyTimer()
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
@@ -57,17 +58,8 @@ final class ClientSession: ConnectionSetMember {
     /// runs queues its own after them, and they are performed (and dropped) before the rest of the list.
     private var performingUpTo = 0
 
-    /// A new connection: its machine starts from the settings it was accepted under.
-    convenience init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
-                     configuration: ConnectionSettings) {
-        let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
-        self.init(worker: worker, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
-                  machine: SessionMachine(rules: configuration.rules, clientPermitted: permitted,
-                                          requiresAuthentication: configuration.credentials != nil,
-                                          draining: worker.isDraining))
-    }
-
-    /// A connection with the settings and machine it already had (a parked one whose next bytes came).
+    /// A connection with the settings it was accepted under and `machine`: a new one
+    /// (`machine(for:peerAddress:worker:)`), or the one a parked connection whose next bytes came had.
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
          configuration: ConnectionSettings, machine: consuming SessionMachine) {
         self.worker = worker
@@ -77,11 +69,58 @@ final class ClientSession: ConnectionSetMember {
         self.id = id
         self.client = client
         self.peerAddress = peerAddress
-        wakeup = makeWakeup()
+        wakeup = event_new(worker.base.raw, -1, 0, ClientSession.wakeupFired, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
         if let wakeup { event_free(wakeup) }
+    }
+
+    /// The machine a new connection starts with, from the settings it was accepted under.
+    static func machine(for configuration: ConnectionSettings, peerAddress: SocketAddress?, worker: Worker) -> SessionMachine {
+        let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
+        return SessionMachine(rules: configuration.rules, clientPermitted: permitted,
+                              requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
+    }
+
+    /// This session, whose connection has ended and which nothing else holds (`SpareConnections`), serves
+    /// the connection on `client` as a new session made with these arguments would: every stored property
+    /// above is set again here. Only its stopped timer event and the room its machine grew are kept (the
+    /// new `machine` takes it over).
+    func reopen(id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
+                configuration: ConnectionSettings, machine: consuming SessionMachine) {
+        self.configuration = configuration
+        maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
+        machine.reuseStorage(of: &self.machine)
+        self.machine = consume machine
+        self.id = id
+        self.client = client
+        self.peerAddress = peerAddress
+        peerText = nil
+        credentialCheck = nil
+        upstream = nil
+        lookup = nil
+        connector = nil
+        splice = nil
+        requestSplice = nil
+        responseSplice = nil
+        wakeupTimer = LazyTimer()
+        tunnelCounted = false
+        isClosed = false
+        connectionSetSlot = -1
+        parsingInput = false
+        pendingUpstreamHead = HeadBuffer()
+        pendingClientHead = HeadBuffer()
+        headBytesWithoutNewline = 0
+        performingUpTo = 0
+    }
+
+    /// `peerAddress` as text for the logs.
+    var peer: String {
+        if let peerText { return peerText }
+        let text = peerAddress?.description ?? "-"
+        peerText = text
+        return text
     }
 
     var clientInput: OpaquePointer { client.input }
@@ -138,22 +177,15 @@ final class ClientSession: ConnectionSetMember {
     }
 
     private func setWakeup(afterMillis millis: Int) {
-        guard let wakeup else { return }
+        guard !isClosed, let wakeup else { return }
         var delay = timeval(millis: millis)
         event_add(wakeup, &delay)
     }
 
     /// The timer stops for good: the session performs nothing more.
-    func giveUpWakeup() {
-        guard let wakeup else { return }
-        self.wakeup = nil
-        worker.spareEvents.keep(wakeup)
-    }
-
-    /// The session's timer: an event without a socket.
-    private func makeWakeup() -> OpaquePointer? {
-        worker.spareEvents.event(fd: -1, events: 0, callback: ClientSession.wakeupFired,
-                                 context: Unmanaged.passUnretained(self).toOpaque())
+    func stopWakeup() {
+        if let wakeup { event_del(wakeup) }
+        wakeupTimer.eventRemoved()
     }
 
     // MARK: - Callbacks
@@ -338,7 +370,7 @@ final class ClientSession: ConnectionSetMember {
     /// Frees both connections; runs once.
     private func closeConnections() {
         isClosed = true
-        giveUpWakeup()
+        stopWakeup()
         splice?.close()
         splice = nil
         abandonUpstreamWork()

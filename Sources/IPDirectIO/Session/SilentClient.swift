@@ -9,16 +9,18 @@ import IPDirectCore
 final class SilentClient: ConnectionSetMember {
     /// Unchecked, as `ClientSession.worker`: the worker closes its silent clients before it goes.
     unowned(unsafe) let worker: Worker
-    let fd: Int32
-    let id: UInt64
-    let peerAddress: SocketAddress?
+    private(set) var fd: Int32
+    private(set) var id: UInt64
+    private(set) var peerAddress: SocketAddress?
     /// Taken at the accept: a reload while the connection is silent does not change what it gets.
-    let configuration: ConnectionSettings
-    let wait: FirstBytesWait
+    private(set) var configuration: ConnectionSettings
+    private(set) var wait: FirstBytesWait
     var connectionSetSlot = -1
     /// Persistent, so that it stays in epoll's interest when it fires: the session's bufferevent then
-    /// watches the same descriptor before this event goes, and the handover costs no epoll_ctl.
+    /// watches the same descriptor before this event goes, and the handover costs no epoll_ctl. Made by the
+    /// first watch and kept, stopped, for the connections this object waits for later (`SpareConnections`).
     private var readiness: OpaquePointer?
+    private var isWatching = false
 
     private static let fired: event_callback_fn = { _, what, context in
         Unmanaged<SilentClient>.fromOpaque(context!).takeUnretainedValue().didFire(what)
@@ -37,13 +39,30 @@ final class SilentClient: ConnectionSetMember {
         if let readiness { event_free(readiness) }
     }
 
+    /// This object, whose connection became a session or closed and which nothing else holds, waits for the
+    /// accepted `fd` as a new one made with these arguments would; only its stopped event is kept.
+    func reopen(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings, now: Int64) {
+        self.fd = fd
+        self.id = id
+        self.peerAddress = peerAddress
+        self.configuration = configuration
+        wait = FirstBytesWait(rules: configuration.rules, acceptedAt: now)
+        connectionSetSlot = -1
+    }
+
     /// Watches the socket for its first bytes until the head deadline; false when it cannot be watched.
     func startWatching() -> Bool {
-        guard let event = worker.spareEvents.event(fd: fd, events: Int16(EV_READ | EV_PERSIST), callback: SilentClient.fired,
-                                                   context: Unmanaged.passUnretained(self).toOpaque()) else { return false }
-        readiness = event
+        let events = Int16(EV_READ | EV_PERSIST)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        if let readiness {
+            event_assign(readiness, worker.base.raw, fd, events, SilentClient.fired, context)
+        } else {
+            readiness = event_new(worker.base.raw, fd, events, SilentClient.fired, context)
+        }
+        guard let readiness else { return false }
+        isWatching = true
         var delay = timeval(millis: FirstBytesWait.waitMillis(configuration.rules))
-        guard event_add(event, &delay) == 0 else {
+        guard event_add(readiness, &delay) == 0 else {
             stopWatching()
             return false
         }
@@ -52,9 +71,9 @@ final class SilentClient: ConnectionSetMember {
 
     /// No more callbacks; the socket stays open for whoever takes it.
     func stopWatching() {
-        guard let readiness else { return }
-        self.readiness = nil
-        worker.spareEvents.keep(readiness)
+        guard isWatching, let readiness else { return }
+        isWatching = false
+        event_del(readiness)
     }
 
     /// The daemon is stopping.
@@ -72,7 +91,7 @@ final class SilentClient: ConnectionSetMember {
         switch decision {
         case .wait(let millis):
             var delay = timeval(millis: millis)
-            if let readiness { event_add(readiness, &delay) }
+            if isWatching, let readiness { event_add(readiness, &delay) }
         case .close(let timedOut):
             if let timedOut {
                 Logger.debug("session=\(id) client=\(peerAddress?.description ?? "-") state=\(SessionPhase.readingHead) event=\(timedOut)")

@@ -13,6 +13,7 @@ extension Worker {
                                                   peerAddress: session.peerAddress,
                                                   configuration: session.configuration, session: parkedSession)
         sessions.remove(session)
+        spareSessions.keep(session)
         guard parkedClients.park(connection, idleMillis: idleMillis) else {
             Glibc.close(connection.fd)
             return connectionEnded()
@@ -27,8 +28,8 @@ extension Worker {
             Glibc.close(connection.fd)
             return connectionEnded()
         }
-        let session = ClientSession(worker: self, id: connection.id, client: client, peerAddress: connection.peerAddress,
-                                    configuration: connection.configuration, machine: connection.machine)
+        let session = session(id: connection.id, client: client, peerAddress: connection.peerAddress,
+                              configuration: connection.configuration, machine: connection.machine)
         sessions.insert(session)
         session.resume()
     }

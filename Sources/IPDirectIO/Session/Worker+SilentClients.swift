@@ -26,8 +26,15 @@ extension Worker {
 
     /// `fd` was just accepted (and counted against `max_connections`) and has nothing to read yet.
     func awaitFirstBytes(fd: Int32, id: UInt64, peerAddress: SocketAddress?) {
-        let silent = SilentClient(worker: self, fd: fd, id: id, peerAddress: peerAddress,
-                                  configuration: connectionSettings, now: MonotonicClock.nowMicros())
+        let now = MonotonicClock.nowMicros()
+        let silent: SilentClient
+        if let spare = spareSilentClients.take() {
+            spare.reopen(fd: fd, id: id, peerAddress: peerAddress, configuration: connectionSettings, now: now)
+            silent = spare
+        } else {
+            silent = SilentClient(worker: self, fd: fd, id: id, peerAddress: peerAddress, configuration: connectionSettings,
+                                  now: now)
+        }
         guard silent.startWatching() else {
             Glibc.close(fd)
             return connectionEnded()
@@ -39,12 +46,13 @@ extension Worker {
     func wake(_ silent: SilentClient) {
         guard let client = spareSockets.socket(for: silent.fd) else { return silent.close() }
         silentClients.remove(silent)
-        let session = ClientSession(worker: self, id: silent.id, client: client, peerAddress: silent.peerAddress,
-                                    configuration: silent.configuration)
+        let session = session(id: silent.id, client: client, peerAddress: silent.peerAddress, configuration: silent.configuration,
+                              machine: ClientSession.machine(for: silent.configuration, peerAddress: silent.peerAddress, worker: self))
         sessions.insert(session)
         // The bufferevent reads the descriptor before the silent event stops: epoll's interest never changes.
         session.start(after: silent.wait)
         silent.stopWatching()
+        spareSilentClients.keep(silent)
         session.readReadyClient()
     }
 
@@ -55,15 +63,17 @@ extension Worker {
             Glibc.close(fd)
             return connectionEnded()
         }
-        let session = ClientSession(worker: self, id: id, client: client, peerAddress: peerAddress,
-                                    configuration: configuration)
+        let session = session(id: id, client: client, peerAddress: peerAddress, configuration: configuration,
+                              machine: ClientSession.machine(for: configuration, peerAddress: peerAddress, worker: self))
         sessions.insert(session)
         session.start(after: wait)
         session.receiveFirstBytes(firstBytes)
     }
 
     func silentClientEnded(_ silent: SilentClient) {
-        if silentClients.remove(silent) { connectionEnded() }
+        guard silentClients.remove(silent) else { return }
+        spareSilentClients.keep(silent)
+        connectionEnded()
     }
 
     /// The daemon is stopping: every silent connection is idle and closes. Returns how many closed.

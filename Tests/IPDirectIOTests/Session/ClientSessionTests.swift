@@ -14,7 +14,7 @@ import IPDirectTesting
     /// Longer than a kept-alive connection waits before it parks (`SessionRules.parkAfterMillis`).
     static let idleLongEnoughToParkMillis = 50
 
-    static func config(originPort: UInt16, proxyKeys: String = "") throws -> Config {
+    static func config(originPort: UInt16, proxyKeys: String = "", accessKeys: String = "") throws -> Config {
         try Config.parse("""
             [proxy]
             workers = 1
@@ -28,6 +28,7 @@ import IPDirectTesting
             [access]
             allow_private_upstreams = true
             connect_ports = [\(originPort)]
+            \(accessKeys)
             [admin]
             listen = []
             """).get()

@@ -37,6 +37,25 @@ import IPDirectTesting
         #expect(worker.metrics.snapshot.connectionsActive == 0)
     }
 
+    @Test func aSilentClientReusedForTheNextConnectionClosesOnlyAtThatConnectionsHeadDeadline() throws {
+        let server = try Server(config: try ClientSessionTests.config(originPort: 9, proxyKeys: "header_timeout = 0.3"))
+        defer { ClientSessionTests.stop(server) }
+        let worker = server.workers[0]
+        var first: Client? = try Self.silentClient(of: server).1
+        let waitedBefore = ObjectIdentifier(worker.silentClients.all[0])
+        first = nil
+        #expect(LoopDriver.run(worker.base) { worker.metrics.snapshot.connectionsActive == 0 })
+        LoopDriver.run(worker.base, forMillis: 150)
+
+        let (_, second) = try Self.silentClient(of: server)
+        #expect(ObjectIdentifier(worker.silentClients.all[0]) == waitedBefore, "the first connection's silent client waits for this one")
+        // Past the first connection's deadline, well before the second's.
+        LoopDriver.run(worker.base, forMillis: 200)
+        #expect(worker.silentClients.count == 1)
+        #expect(Self.runUntilClosed(second, worker))
+        #expect(worker.silentClients.isEmpty && first == nil)
+    }
+
     @Test func aRequestSentAfterAPauseIsServedNormally() throws {
         let origin = try ScriptedHTTPServer(.respond(response: ClientSessionTests.originResponse, closeAfterMillis: nil))
         let server = try Server(config: try ClientSessionTests.config(originPort: origin.port))
