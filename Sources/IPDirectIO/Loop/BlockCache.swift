@@ -4,10 +4,13 @@ import CEvent
 /// in CEvent.h). Every use of the C side is in this file: the cache is a static thread-local variable of a
 /// header, so each object file that called it directly would have its own.
 enum BlockCache {
-    /// Routes libevent's allocations through the cache, for every thread from now on.
+    /// Routes libevent's allocations through the cache, for every thread from now on. Once per process: the
+    /// hooks are globals that libevent reads on every allocation, so they are written only once.
     static func install() {
-        ipd_install_block_cache()
+        _ = installed
     }
+
+    private static let installed: Void = ipd_install_block_cache()
 
     /// Gives the calling thread's kept blocks back to the C library; a loop thread does so as it ends.
     static func releaseThreadBlocks() {
