@@ -199,15 +199,17 @@ import IPDirectTesting
     }
 
     @Test func eachIdleConnectionClosesWhenItsOwnIdleTimeHasPassed() throws {
-        // A second between the two, so that a loop slowed down by a busy machine still sweeps them apart.
-        let timed = Timed(idleTimeoutMillis: 2_000)
+        // Two seconds between the two, so that a loop slowed down by a busy machine (the unit tests' own
+        // password hashing on every core) still sweeps them apart.
+        let idleMillis = 3_000
+        let timed = Timed(idleTimeoutMillis: idleMillis)
         let older = try timed.pooled(Self.first)
-        LoopDriver.run(timed.base, forMillis: 1_000)
+        LoopDriver.run(timed.base, forMillis: 2_000)
         let newer = try timed.pooled(Self.second)
-        let newerDue = newer.connection.pooledAtMicros + 2_000_000
+        let newerDue = newer.connection.pooledAtMicros + Int64(idleMillis) * 1_000
         #expect(LoopDriver.run(timed.base) { timed.pool.idleCount < 2 })
         #expect(older.closedByPool(timed.base))
-        #expect(MonotonicClock.nowMicros() < newerDue, "the sweep came more than a second late")
+        #expect(MonotonicClock.nowMicros() < newerDue, "the sweep came more than two seconds late")
         #expect(timed.pool.idleCount == 1 && newer.isOpenToOrigin)
         #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
         #expect(MonotonicClock.nowMicros() >= newerDue)
