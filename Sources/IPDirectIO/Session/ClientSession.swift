@@ -135,10 +135,11 @@ final class ClientSession: ConnectionSetMember {
         return levels
     }
 
-    /// A connection that waited for its first bytes without a session: its head deadline runs from the accept.
-    func start(after wait: FirstBytesWait) {
+    /// A new connection's session starts reading its client, at `now`; the head deadline (`wait`) runs from
+    /// the accept, whether the connection waited silent first or not.
+    func start(after wait: FirstBytesWait, now: Int64) {
         attachClient()
-        perform(machine.started(after: wait, now: MonotonicClock.nowMicros()))
+        perform(machine.started(after: wait, now: now))
     }
 
     /// The client's socket is known to be readable: read it now, as its read event would on the next turn

@@ -12,9 +12,14 @@ extension Worker {
         let scratch = UnsafeMutableRawBufferPointer(start: ipd_read_overflow(), count: Int(IPD_READ_OVERFLOW_BYTES))
         let received = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
         if received > 0 {
-            return startSession(fd: fd, id: id, peerAddress: peerAddress, configuration: connectionSettings,
-                                wait: FirstBytesWait(rules: connectionSettings.rules, acceptedAt: MonotonicClock.nowMicros()),
-                                firstBytes: UnsafeRawBufferPointer(rebasing: scratch[..<received]))
+            let configuration = connectionSettings
+            guard let session = openSession(fd: fd, id: id, peerAddress: peerAddress, configuration: configuration) else {
+                Glibc.close(fd)
+                return connectionEnded()
+            }
+            let now = MonotonicClock.nowMicros()
+            session.start(after: FirstBytesWait(rules: configuration.rules, acceptedAt: now), now: now)
+            return session.receiveFirstBytes(UnsafeRawBufferPointer(rebasing: scratch[..<received]))
         }
         guard received < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
             // A FIN or a reset before any byte: nothing to serve.
@@ -44,30 +49,14 @@ extension Worker {
 
     /// Bytes or a FIN on a silent connection: a session with the settings and head deadline of the accept.
     func wake(_ silent: SilentClient) {
-        guard let client = spareSockets.socket(for: silent.fd) else { return silent.close() }
+        guard let session = openSession(fd: silent.fd, id: silent.id, peerAddress: silent.peerAddress,
+                                        configuration: silent.configuration) else { return silent.close() }
         silentClients.remove(silent)
-        let session = session(id: silent.id, client: client, peerAddress: silent.peerAddress, configuration: silent.configuration,
-                              machine: ClientSession.machine(for: silent.configuration, peerAddress: silent.peerAddress, worker: self))
-        sessions.insert(session)
         // The bufferevent reads the descriptor before the silent event stops: epoll's interest never changes.
-        session.start(after: silent.wait)
+        session.start(after: silent.wait, now: MonotonicClock.nowMicros())
         silent.stopWatching()
         spareSilentClients.keep(silent)
         session.readReadyClient()
-    }
-
-    /// A session for a connection whose `firstBytes` were read as it was accepted.
-    private func startSession(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings,
-                              wait: FirstBytesWait, firstBytes: UnsafeRawBufferPointer) {
-        guard let client = spareSockets.socket(for: fd) else {
-            Glibc.close(fd)
-            return connectionEnded()
-        }
-        let session = session(id: id, client: client, peerAddress: peerAddress, configuration: configuration,
-                              machine: ClientSession.machine(for: configuration, peerAddress: peerAddress, worker: self))
-        sessions.insert(session)
-        session.start(after: wait)
-        session.receiveFirstBytes(firstBytes)
     }
 
     func silentClientEnded(_ silent: SilentClient) {

@@ -15,4 +15,14 @@ extension Worker {
         spare.reopen(id: id, client: client, peerAddress: peerAddress, configuration: configuration, machine: machine)
         return spare
     }
+
+    /// A new connection's session on the accepted `fd`, with the settings it was accepted under, counted among
+    /// the worker's sessions; nil when no bufferevent can be made for it (the descriptor stays open).
+    func openSession(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings) -> ClientSession? {
+        guard let client = spareSockets.socket(for: fd) else { return nil }
+        let session = session(id: id, client: client, peerAddress: peerAddress, configuration: configuration,
+                              machine: ClientSession.machine(for: configuration, peerAddress: peerAddress, worker: self))
+        sessions.insert(session)
+        return session
+    }
 }
