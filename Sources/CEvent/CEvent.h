@@ -136,107 +136,173 @@ static inline struct event *ipd_bufferevent_read_event(struct bufferevent *bev, 
     return read_event;
 }
 
-/* Points a plain bufferevent's read event at `routine` (called with the bufferevent as its argument, which
- * libevent's finalizer also expects there): reads then skip libevent 2.1's FIONREAD before every read, while
- * enable/disable, the read timeout, watermark suspension and freeing keep working on the same event. libevent
- * points it back at its own reader whenever it sets the descriptor (bufferevent_setfd, bufferevent_socket_connect).
- * Returns 0, changing nothing, when the read event is not where libevent 2.1 keeps it (above). */
-static inline int ipd_bufferevent_set_reader(struct bufferevent *bev, event_callback_fn routine) {
-    evutil_socket_t fd = bufferevent_getfd(bev);
-    struct event *read_event = ipd_bufferevent_read_event(bev, fd);
-    if (read_event == NULL) return 0;
-    short reading = bufferevent_get_enabled(bev) & EV_READ;
-    if (reading) bufferevent_disable(bev, EV_READ);
-    event_assign(read_event, bufferevent_get_base(bev), fd, EV_READ | EV_PERSIST | EV_FINALIZE, routine, bev);
-    if (reading) bufferevent_enable(bev, EV_READ);
-    return 1;
-}
-
-/* Takes a plain socket bufferevent off its descriptor, which stays open and is returned, and leaves it as
- * bufferevent_socket_new leaves one, on descriptor -1: both buffers empty (the input frozen at its end, the
- * output at its front), writing enabled with nothing armed, no timeouts, no write watermark, libevent's
- * default read and write sizes. ipd_bufferevent_reuse then gives it another socket, which saves allocating
- * and finalizing a bufferevent and its two evbuffers per connection. Returns -1, changing nothing, when the
- * bufferevent has no descriptor, is not laid out as libevent 2.1's, or has writing disabled (an error, a
- * splice): such a one is freed instead. The caller has cleared the callbacks and knows that no deferred
- * callback is pending: one would run on the bufferevent's next user. */
-static inline evutil_socket_t ipd_bufferevent_detach(struct bufferevent *bev) {
-    evutil_socket_t fd = bufferevent_getfd(bev);
-    struct event *read_event = ipd_bufferevent_read_event(bev, fd);
-    struct event *write_event = ipd_bufferevent_write_event(bev, fd);
-    if (fd < 0 || read_event == NULL || write_event == NULL || !(bufferevent_get_enabled(bev) & EV_WRITE)) return -1;
-    struct event_base *base = bufferevent_get_base(bev);
-    /* Disabling reading clears its enabled flag; deleting the write event directly keeps writing enabled. */
-    bufferevent_disable(bev, EV_READ);
-    event_del(write_event);
-    event_assign(read_event, base, -1, EV_READ | EV_PERSIST | EV_FINALIZE, event_get_callback(read_event), bev);
-    event_assign(write_event, base, -1, EV_WRITE | EV_PERSIST | EV_FINALIZE, event_get_callback(write_event), bev);
-    struct evbuffer *input = bufferevent_get_input(bev), *output = bufferevent_get_output(bev);
-    evbuffer_drain(input, evbuffer_get_length(input));
-    evbuffer_unfreeze(output, 1);
-    evbuffer_drain(output, evbuffer_get_length(output));
-    evbuffer_freeze(output, 1);
-    bufferevent_set_timeouts(bev, NULL, NULL);
-    bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-    bufferevent_set_max_single_read(bev, 0);
-    bufferevent_set_max_single_write(bev, 0);
-    return fd;
-}
-
-/* Gives a bufferevent emptied by ipd_bufferevent_detach the socket `fd`, read by `reader` (see
- * ipd_bufferevent_set_reader); neither event is armed until reading or writing is wanted. */
-static inline void ipd_bufferevent_reuse(struct bufferevent *bev, evutil_socket_t fd, event_callback_fn reader) {
-    struct event *read_event = (struct event *)((void **)bev + 2);
-    struct event *write_event = (struct event *)((char *)read_event + event_get_struct_event_size());
-    struct event_base *base = bufferevent_get_base(bev);
-    event_assign(read_event, base, fd, EV_READ | EV_PERSIST | EV_FINALIZE, reader, bev);
-    event_assign(write_event, base, fd, EV_WRITE | EV_PERSIST | EV_FINALIZE, event_get_callback(write_event), bev);
-}
-
 /* Reading pauses once the input holds `high` bytes and resumes when it falls below. libevent's own read
  * watermark does the same, but its input callback re-enables reading (an event_add) on every change to the
  * input, paused or not: several times per request. This one acts only when the input crosses the mark.
  * bufferevent_suspend_read_ and bufferevent_unsuspend_read_ are exported by libevent 2.1 (bufferevent-internal.h)
  * and are what its watermark uses, with the same reason flag (BEV_SUSPEND_WM, 1); libevent's own read
- * watermark must then stay unset. A read may pass the mark by at most its own size. */
+ * watermark must then stay unset. A read may pass the mark by at most its own size.
+ *
+ * A plain socket read by ipd's reader (ipd_bufferevent_set_reader) has its limit checked by the reader after
+ * every read, and watches its input for drains (an evbuffer callback) only while reading is paused: a callback
+ * on the input costs libevent a pass through its callback list at every change of the buffer, four or five per
+ * request. Any other bufferevent (TLS, read by libevent) has its input watched all the time. */
 void bufferevent_suspend_read_(struct bufferevent *bufev, ev_uint16_t what);
 void bufferevent_unsuspend_read_(struct bufferevent *bufev, ev_uint16_t what);
 struct ipd_read_limit {
+    /* First: ipd's reader is given the limit as its read event's argument and finds the bufferevent here. */
     struct bufferevent *bufferevent;
+    /* The input's callback: while paused, or always when not `checked_by_reader`; NULL otherwise. */
     struct evbuffer_cb_entry *entry;
     size_t high;
     int paused;
+    int checked_by_reader;
 };
+static void ipd_read_limit_input_changed(struct evbuffer *input, const struct evbuffer_cb_info *info, void *context);
 static inline void ipd_read_limit_apply(struct ipd_read_limit *limit, size_t length) {
     int over = limit->high != 0 && length >= limit->high;
     if (over == limit->paused) return;
+    if (limit->checked_by_reader) {
+        struct evbuffer *input = bufferevent_get_input(limit->bufferevent);
+        if (over) {
+            limit->entry = evbuffer_add_cb(input, ipd_read_limit_input_changed, limit);
+            /* Without a watch, nothing would resume reading: out of memory, the limit is not applied. */
+            if (limit->entry == NULL) return;
+        } else {
+            /* Safe from within the callback itself: libevent has taken the next entry before calling it. */
+            evbuffer_remove_cb_entry(input, limit->entry);
+            limit->entry = NULL;
+        }
+    }
     limit->paused = over;
     if (over) bufferevent_suspend_read_(limit->bufferevent, 1);
     else bufferevent_unsuspend_read_(limit->bufferevent, 1);
 }
 static void ipd_read_limit_input_changed(struct evbuffer *input, const struct evbuffer_cb_info *info, void *context) {
     if (info->n_added == 0 && info->n_deleted == 0) return;
-    ipd_read_limit_apply((struct ipd_read_limit *)context, evbuffer_get_length(input));
+    ipd_read_limit_apply((struct ipd_read_limit *)context, ipd_evbuffer_length(input));
 }
-/* A limit of `high` bytes (0: none) on `bev`'s input, checked against what it holds now; NULL when out of memory. */
-static inline struct ipd_read_limit *ipd_read_limit_new(struct bufferevent *bev, size_t high) {
+/* A limit of `high` bytes (0: none) on `bev`'s input, checked against what it holds now; NULL when out of
+ * memory. With `checked_by_reader`, ipd_read_limit_after_read must follow every addition to the input. */
+static inline struct ipd_read_limit *ipd_read_limit_new(struct bufferevent *bev, size_t high, int checked_by_reader) {
     struct ipd_read_limit *limit = calloc(1, sizeof *limit);
     if (limit == NULL) return NULL;
     limit->bufferevent = bev;
-    limit->entry = evbuffer_add_cb(bufferevent_get_input(bev), ipd_read_limit_input_changed, limit);
-    if (limit->entry == NULL) { free(limit); return NULL; }
+    limit->checked_by_reader = checked_by_reader;
+    if (!checked_by_reader) {
+        limit->entry = evbuffer_add_cb(bufferevent_get_input(bev), ipd_read_limit_input_changed, limit);
+        if (limit->entry == NULL) { free(limit); return NULL; }
+    }
     limit->high = high;
-    ipd_read_limit_apply(limit, evbuffer_get_length(bufferevent_get_input(bev)));
+    ipd_read_limit_apply(limit, ipd_evbuffer_length(bufferevent_get_input(bev)));
     return limit;
 }
 static inline void ipd_read_limit_set(struct ipd_read_limit *limit, size_t high) {
     limit->high = high;
-    ipd_read_limit_apply(limit, evbuffer_get_length(bufferevent_get_input(limit->bufferevent)));
+    ipd_read_limit_apply(limit, ipd_evbuffer_length(bufferevent_get_input(limit->bufferevent)));
+}
+/* Bytes were added to the input of a bufferevent whose limit is `checked_by_reader`. */
+static inline void ipd_read_limit_after_read(struct ipd_read_limit *limit) {
+    if (limit->high == 0 || limit->paused) return;
+    ipd_read_limit_apply(limit, ipd_evbuffer_length(bufferevent_get_input(limit->bufferevent)));
+}
+/* The input's additions are no longer all seen by ipd's reader (it could not be installed again): the input is
+ * watched all the time from now on. Returns 0 when out of memory. */
+static inline int ipd_read_limit_watch_always(struct ipd_read_limit *limit) {
+    if (!limit->checked_by_reader) return 1;
+    if (limit->entry == NULL) {
+        limit->entry = evbuffer_add_cb(bufferevent_get_input(limit->bufferevent), ipd_read_limit_input_changed, limit);
+        if (limit->entry == NULL) return 0;
+    }
+    limit->checked_by_reader = 0;
+    return 1;
 }
 /* Before the bufferevent is freed: its input may outlive this call (a deferred free) and must not call back. */
 static inline void ipd_read_limit_free(struct ipd_read_limit *limit) {
-    evbuffer_remove_cb_entry(bufferevent_get_input(limit->bufferevent), limit->entry);
+    if (limit->entry != NULL) evbuffer_remove_cb_entry(bufferevent_get_input(limit->bufferevent), limit->entry);
     free(limit);
+}
+
+/* Points a plain bufferevent's read event at `routine`, called with `limit` (whose `bufferevent` is `bev`) as
+ * its argument: reads then skip libevent 2.1's FIONREAD before every read, and check the read limit themselves,
+ * while enable/disable, the read timeout and watermark suspension keep working on the same event. libevent
+ * points it back at its own reader whenever it sets the descriptor (bufferevent_setfd, bufferevent_socket_connect);
+ * its finalizer expects the bufferevent as the argument, which ipd_bufferevent_free_read_by_ipd puts back.
+ * Returns 0, changing nothing, when the read or the write event is not where libevent 2.1 keeps it (above): a
+ * bufferevent for which this returned 1 may be detached and reused (below). */
+static inline int ipd_bufferevent_set_reader(struct bufferevent *bev, event_callback_fn routine, struct ipd_read_limit *limit) {
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    struct event *read_event = ipd_bufferevent_read_event(bev, fd);
+    if (read_event == NULL || ipd_bufferevent_write_event(bev, fd) == NULL) return 0;
+    short reading = bufferevent_get_enabled(bev) & EV_READ;
+    if (reading) bufferevent_disable(bev, EV_READ);
+    event_assign(read_event, bufferevent_get_base(bev), fd, EV_READ | EV_PERSIST | EV_FINALIZE, routine, limit);
+    if (reading) bufferevent_enable(bev, EV_READ);
+    return 1;
+}
+
+/* The read and write events of a bufferevent whose layout ipd_bufferevent_set_reader has checked. */
+static inline struct event *ipd_bufferevent_own_read_event(struct bufferevent *bev) {
+    return (struct event *)((void **)bev + 2);
+}
+static inline struct event *ipd_bufferevent_own_write_event(struct bufferevent *bev) {
+    return (struct event *)((char *)ipd_bufferevent_own_read_event(bev) + event_get_struct_event_size());
+}
+
+/* Frees a bufferevent read by ipd's reader, with its read event's argument set back to the bufferevent for
+ * libevent's finalizer. */
+static inline void ipd_bufferevent_free_read_by_ipd(struct bufferevent *bev) {
+    struct event *read_event = ipd_bufferevent_own_read_event(bev);
+    event_del(read_event);
+    event_assign(read_event, event_get_base(read_event), event_get_fd(read_event), EV_READ | EV_PERSIST | EV_FINALIZE,
+                 event_get_callback(read_event), bev);
+    bufferevent_free(bev);
+}
+
+/* Takes a plain socket bufferevent, whose layout ipd_bufferevent_set_reader has checked, off its descriptor,
+ * which stays open and is returned: neither event is pending any more and both buffers are empty (the input
+ * frozen at its end, the output at its front), writing stays enabled. Its timeouts, watermarks and read and
+ * write sizes stay as they are, for ipd_bufferevent_reuse's next connection to keep or change; its events
+ * still name the old descriptor, which ipd_bufferevent_reuse replaces, and which ipd_bufferevent_free_detached
+ * clears before freeing, so that freeing never closes a descriptor that is no longer the bufferevent's. This
+ * saves allocating and finalizing a bufferevent and its two evbuffers per connection. Returns -1, changing
+ * nothing, when the bufferevent has no descriptor or has writing disabled (an error, a splice): such a one is
+ * freed instead. The caller has cleared the callbacks and knows that no deferred callback is pending: one
+ * would run on the bufferevent's next user. */
+static inline evutil_socket_t ipd_bufferevent_detach(struct bufferevent *bev) {
+    struct event *read_event = ipd_bufferevent_own_read_event(bev);
+    evutil_socket_t fd = event_get_fd(read_event);
+    if (fd < 0 || !(bufferevent_get_enabled(bev) & EV_WRITE)) return -1;
+    /* Disabling reading clears its enabled flag; deleting the write event directly keeps writing enabled. */
+    bufferevent_disable(bev, EV_READ);
+    struct event *write_event = ipd_bufferevent_own_write_event(bev);
+    if (event_pending(write_event, EV_WRITE, NULL)) event_del(write_event);
+    struct evbuffer *input = bufferevent_get_input(bev), *output = bufferevent_get_output(bev);
+    if (ipd_evbuffer_length(input) > 0) evbuffer_drain(input, ipd_evbuffer_length(input));
+    if (ipd_evbuffer_length(output) > 0) {
+        evbuffer_unfreeze(output, 1);
+        evbuffer_drain(output, ipd_evbuffer_length(output));
+        evbuffer_freeze(output, 1);
+    }
+    return fd;
+}
+
+/* Gives a bufferevent emptied by ipd_bufferevent_detach the socket `fd`, read by `reader` with `limit` (see
+ * ipd_bufferevent_set_reader); neither event is armed until reading or writing is wanted. */
+static inline void ipd_bufferevent_reuse(struct bufferevent *bev, evutil_socket_t fd, event_callback_fn reader,
+                                         struct ipd_read_limit *limit) {
+    struct event *read_event = ipd_bufferevent_own_read_event(bev);
+    struct event *write_event = ipd_bufferevent_own_write_event(bev);
+    struct event_base *base = event_get_base(read_event);
+    event_assign(read_event, base, fd, EV_READ | EV_PERSIST | EV_FINALIZE, reader, limit);
+    event_assign(write_event, base, fd, EV_WRITE | EV_PERSIST | EV_FINALIZE, event_get_callback(write_event), bev);
+}
+
+/* Frees a bufferevent left by ipd_bufferevent_detach without closing the descriptor its events still name
+ * (setting it to -1 also gives the read event back to libevent, with the bufferevent as its argument). */
+static inline void ipd_bufferevent_free_detached(struct bufferevent *bev) {
+    bufferevent_setfd(bev, -1);
+    bufferevent_free(bev);
 }
 
 /* libevent's buffers are chains of 1, 2 or 4 KiB (a chain is sized by powers of two from 1 KiB), and a

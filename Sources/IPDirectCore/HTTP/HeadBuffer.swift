@@ -30,12 +30,10 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
         storage?.withUnsafeMutablePointerToHeader { $0.pointee } ?? 0
     }
 
-    /// A buffer with this one's storage and no head, for the next head to be written into; one with no
-    /// storage when this one holds more than `limit` bytes.
-    func emptied(keepingAtMost limit: Int) -> HeadBuffer {
-        var empty = HeadBuffer()
-        if capacity <= limit { empty.storage = storage }
-        return empty
+    /// Holds no head, and keeps its storage for the next one unless it holds more than `limit` bytes.
+    mutating func empty(keepingAtMost limit: Int) {
+        count = 0
+        if capacity > limit { storage = nil }
     }
 
     /// The head's bytes as an array of their own.

@@ -26,13 +26,4 @@ extension SessionMachine {
         return ParkedSession(deadline: deadline, clientPermitted: clientPermitted,
                              requiresAuthentication: requiresAuthentication, protocolChosen: protocolChosen)
     }
-
-    /// The parked machine again, under the rules its connection was accepted with.
-    public init(rules: SessionRules, parked: ParkedSession) {
-        self.init(rules: rules, clientPermitted: parked.clientPermitted,
-                  requiresAuthentication: parked.requiresAuthentication)
-        state = .parked
-        deadline = parked.deadline
-        protocolChosen = parked.protocolChosen
-    }
 }

@@ -10,6 +10,8 @@ public struct SessionActionPayloads {
     public internal(set) var responseHead = HeadBuffer()
     /// Where `connect` goes.
     public internal(set) var upstream: UpstreamRequest?
+    /// How many bytes `spliceBody` moves at most; nil: until the sender's FIN.
+    public internal(set) var spliceLimit: UInt64?
     /// Why `recordHostFailure` blames the upstream address.
     public internal(set) var hostFailure = ""
     /// The error `reportError` reports.

@@ -2,7 +2,7 @@
 /// written over: dropping performed actions only lowers the count, so neither queuing nor dropping
 /// allocates, frees or moves anything once the first events have sized the storage. Made empty, it takes
 /// room for `SessionMachine.actionCapacity` actions with the first one: a machine given the slots of an
-/// ended connection's (`SessionMachine.reuseStorage(of:)`) then allocates none.
+/// ended connection's (`SessionMachine.reopen(_:)`) then allocates none.
 public struct SessionActionQueue: RandomAccessCollection {
     @usableFromInline var slots: [SessionAction] = []
     public private(set) var count = 0
@@ -43,11 +43,9 @@ public struct SessionActionQueue: RandomAccessCollection {
         slots.append(action)
     }
 
-    /// The same slots, holding no action.
-    func emptied() -> SessionActionQueue {
-        var empty = SessionActionQueue()
-        empty.slots = slots
-        return empty
+    /// Holds no action, and keeps its slots.
+    mutating func removeAll() {
+        count = 0
     }
 
     /// Forgets the actions from `first` on.

@@ -3,17 +3,46 @@ extension SessionMachine {
     /// head would otherwise pass its size on for as long as its storage is reused.
     static let maxReusedHeadBytes = 4 * 1024
 
-    /// This new machine takes the room `finished`, the machine of a connection that has ended, grew (its
-    /// action slots, the storage of the two heads it rewrites per exchange), which would otherwise be
-    /// allocated here and freed there again for every connection. Only the room moves: no action, head byte
-    /// or other state of the connection it served can be read through it. `finished` must serve nothing more.
-    public mutating func reuseStorage(of finished: inout SessionMachine) {
-        precondition(actions.isEmpty, "a machine takes another's storage before it queues anything")
-        actions = finished.actions.emptied()
-        finished.actions = SessionActionQueue()
-        payloads.requestHead = finished.payloads.requestHead.emptied(keepingAtMost: SessionMachine.maxReusedHeadBytes)
-        payloads.responseHead = finished.payloads.responseHead.emptied(keepingAtMost: SessionMachine.maxReusedHeadBytes)
-        finished.payloads.requestHead = HeadBuffer()
-        finished.payloads.responseHead = HeadBuffer()
+    /// This machine, whose connection has ended, becomes the machine `SessionMachine(opening)` would make,
+    /// in place: only the room it grew stays (its action slots, the storage of the two heads it rewrites
+    /// per exchange), which would otherwise be freed here and allocated there again for every connection. No
+    /// action, head byte or other state of the connection it served can be read afterwards.
+    public mutating func reopen(_ opening: borrowing SessionOpening) {
+        state = .readingHead
+        // Most often the same rules as the last connection's: testing first spares a retain and a release.
+        if rules !== opening.rules { rules = opening.rules }
+        deadline = SessionDeadline()
+        clientReadClosed = false
+        clientWriteShut = false
+        clientAskedToClose = false
+        draining = opening.draining
+        clientPermitted = opening.clientPermitted
+        requiresAuthentication = opening.requiresAuthentication
+        protocolChosen = false
+        request = ProxyRequest.unparsed(at: 0)
+        record = ExchangeRecord()
+        actions.removeAll()
+        payloads.reopen(keepingHeadsOfAtMost: SessionMachine.maxReusedHeadBytes)
+        mayRetryOnFreshConnection = false
+        lookupFailure = nil
+        if let parked = opening.parked {
+            state = .parked
+            deadline = parked.deadline
+            protocolChosen = parked.protocolChosen
+        }
+    }
+}
+
+extension SessionActionPayloads {
+    /// Nothing for an action to carry, as a new machine's, but the storage of heads no longer than `limit`.
+    mutating func reopen(keepingHeadsOfAtMost limit: Int) {
+        reply = []
+        requestHead.empty(keepingAtMost: limit)
+        responseHead.empty(keepingAtMost: limit)
+        upstream = nil
+        spliceLimit = nil
+        hostFailure = ""
+        error = nil
+        credentials = nil
     }
 }

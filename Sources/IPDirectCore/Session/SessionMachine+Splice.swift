@@ -5,7 +5,7 @@ extension SessionMachine {
     /// in the buffers: splicing is off, the upstream speaks TLS (its bytes must pass through OpenSSL),
     /// the body is chunked (its framing is read as it passes) or too short to be worth a pipe, or bytes
     /// are still buffered on its way (they leave first, so nothing is reordered).
-    func bodySplice(from side: SessionSide, _ progress: BodyProgress, _ upstream: UpstreamLink,
+    mutating func bodySplice(from side: SessionSide, _ progress: BodyProgress, _ upstream: UpstreamLink,
                     _ levels: BufferLevels) -> SessionAction? {
         guard rules.splices, !upstream.isTLS else { return nil }
         let buffered = side == .client ? levels.clientInput + levels.upstreamOutput
@@ -16,9 +16,11 @@ extension SessionMachine {
             // Content-Length says where the body ends: the splice reads no byte past it, so a pipelined
             // request or the server's next response stays in its socket.
             if side == .client && clientReadClosed { return nil }
-            return .spliceBody(from: side, limit: left)
+            payloads.spliceLimit = left
+            return .spliceBody(from: side)
         case .untilClose where side == .upstream && !upstream.readClosed:
-            return .spliceBody(from: side, limit: nil)
+            payloads.spliceLimit = nil
+            return .spliceBody(from: side)
         case .remaining, .untilClose, .chunked, .complete:
             return nil
         }

@@ -4,7 +4,7 @@
 /// order, so pipelined requests are answered in order; bytes never pass through here.
 public struct SessionMachine {
     public internal(set) var state: SessionState = .readingHead
-    public let rules: SessionRules
+    public internal(set) var rules: SessionRules
     public internal(set) var deadline = SessionDeadline()
     /// The client's FIN was read: no more requests, but what it asked is still answered.
     public internal(set) var clientReadClosed = false
@@ -15,9 +15,9 @@ public struct SessionMachine {
     /// The daemon is stopping: a finished exchange ends its connection.
     public internal(set) var draining: Bool
     /// The client's address is in `[access] clients`; other clients are refused and logged.
-    public let clientPermitted: Bool
+    public internal(set) var clientPermitted: Bool
     /// `[access] auth_file` is set: requests and SOCKS clients must present accepted credentials.
-    public let requiresAuthentication: Bool
+    public internal(set) var requiresAuthentication: Bool
     /// The connection's first bytes have said which protocol it speaks.
     @usableFromInline var protocolChosen = false
     /// What the client asked in the exchange in flight (between requests, the last one's), replaced by a

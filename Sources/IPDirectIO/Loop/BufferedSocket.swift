@@ -16,16 +16,39 @@ struct BufferedSocket: ~Copyable {
     /// The bufferevent's input and output evbuffers, which live as long as it does: read on every decision the
     /// session makes, they are kept here rather than asked of libevent each time.
     private var buffers: Buffers?
-    /// Pauses reading at the read high watermark; made by the first `setWatermarks`.
+    /// Pauses reading at the read high watermark: made with the socket when ipd's reader reads it (which then
+    /// checks it after every read), else by the first `setWatermarks` (and then watching the input).
     private var readLimit: UnsafeMutablePointer<ipd_read_limit>?
     /// A callback was deferred to the loop (`triggerRead`): it may still be pending, so the bufferevent
     /// must not serve another connection (`detach`).
     private var deferredCallback = false
+    /// A plain accepted socket whose bufferevent is laid out as libevent 2.1's, which `detach` can empty for
+    /// another connection.
+    private var reusable = false
+    /// How the socket reads and writes now: a setting asked for again costs nothing.
+    private(set) var flow = Flow.libeventDefaults
 
-    private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
+    private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?, reusable: Bool, flow: Flow) {
         self.raw = raw
         self.readLimit = readLimit
+        self.reusable = reusable
+        self.flow = flow
         buffers = BufferedSocket.buffers(of: raw)
+    }
+
+    /// The settings that steer a socket's reading and writing, as its owner asked for them.
+    struct Flow: Equatable {
+        /// Reading pauses once this many bytes wait in the input (0: never).
+        var readHighWater = 0
+        /// The drain callback runs when the output falls to this many bytes.
+        var drainAt = 0
+        /// The most one read or one write moves; nil: libevent's default.
+        var maxSingleIO: Int?
+        var readTimeoutMillis: Int?
+        var writeTimeoutMillis: Int?
+
+        /// What a new bufferevent starts with.
+        static let libeventDefaults = Flow()
     }
 
     private struct Buffers {
@@ -47,17 +70,31 @@ struct BufferedSocket: ~Copyable {
     /// An accepted socket reads compactly; one this side connects reads in bulk (`PlainSocketReader.Sizing`).
     init?(socket fd: Int32, base: EventBase) {
         guard let raw = bufferevent_socket_new(base.raw, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
-        PlainSocketReader.install(on: raw, sizing: .compact)
         self.raw = raw
         buffers = BufferedSocket.buffers(of: raw)
+        guard let limit = ipd_read_limit_new(raw, 0, 1) else { return }
+        if PlainSocketReader.install(on: raw, sizing: .compact, limit: limit) {
+            readLimit = limit
+            reusable = true
+        } else {
+            ipd_read_limit_free(limit)
+        }
+    }
+
+    /// The read limit ipd's reader is given, when ipd's reader reads this socket.
+    private var readerLimit: UnsafeMutablePointer<ipd_read_limit>? {
+        guard let readLimit, readLimit.pointee.checked_by_reader != 0 else { return nil }
+        return readLimit
     }
 
     /// A plain accepted socket on `fd` in the emptied bufferevent `spare`, as `init(socket:base:)` makes one
-    /// but with no allocation.
+    /// but with no allocation, and with the flow settings the spare kept.
     init(socket fd: Int32, reusing spare: Spare) {
-        ipd_bufferevent_reuse(spare.raw, fd, PlainSocketReader.routine(.compact))
+        ipd_bufferevent_reuse(spare.raw, fd, PlainSocketReader.routine(.compact), spare.readLimit)
         raw = spare.raw
         readLimit = spare.readLimit
+        reusable = true
+        flow = spare.flow
         buffers = BufferedSocket.buffers(of: raw)
     }
 
@@ -89,7 +126,7 @@ struct BufferedSocket: ~Copyable {
 
     /// Moves the socket into the returned value and leaves this one empty.
     mutating func take() -> BufferedSocket {
-        var moved = BufferedSocket(raw: raw, readLimit: readLimit)
+        var moved = BufferedSocket(raw: raw, readLimit: readLimit, reusable: reusable, flow: flow)
         moved.deferredCallback = deferredCallback
         raw = nil
         readLimit = nil
@@ -118,28 +155,33 @@ struct BufferedSocket: ~Copyable {
         return fd
     }
 
-    /// An emptied plain bufferevent on no descriptor, with its read limit, kept for another connection
-    /// (`SpareSockets`); nothing reaches it until `init(socket:reusing:)`.
+    /// An emptied plain bufferevent on no descriptor, with its read limit and the flow settings it had, kept
+    /// for another connection (`SpareSockets`); nothing reaches it until `init(socket:reusing:)`.
     struct Spare {
         fileprivate let raw: OpaquePointer
-        fileprivate let readLimit: UnsafeMutablePointer<ipd_read_limit>?
+        fileprivate let readLimit: UnsafeMutablePointer<ipd_read_limit>
+        let flow: Flow
 
         /// Frees a spare that will not be used.
-        func free() { BufferedSocket.free(raw, readLimit) }
+        func free() {
+            bufferevent_setcb(raw, nil, nil, nil, nil)
+            ipd_read_limit_free(readLimit)
+            ipd_bufferevent_free_detached(raw)
+        }
     }
 
     /// Leaves the socket open and returns its descriptor, like `releaseDescriptor`, and the bufferevent
-    /// emptied for another connection, as a new one would be (no bytes, callbacks, timeouts, watermarks or
-    /// read limit kept); the spare is nil, and the bufferevent freed, when it cannot be reused: writing was
-    /// disabled, a deferred callback may be pending, or it is not a plain socket laid out as libevent 2.1's.
+    /// emptied for another connection: no bytes, callbacks or armed events are kept, only the flow settings,
+    /// which the next connection asks for again (`SpareSockets.socket(for:flow:)`), most often unchanged. The
+    /// spare is nil, and the bufferevent freed, when it cannot be reused: writing was disabled, a deferred
+    /// callback may be pending, or it is not a plain accepted socket laid out as libevent 2.1's.
     mutating func detach() -> (fd: Int32, spare: Spare?) {
         guard let raw else { return (-1, nil) }
-        guard !deferredCallback, ssl == nil else { return (releaseDescriptor(), nil) }
+        guard reusable, !deferredCallback, let limit = readLimit else { return (releaseDescriptor(), nil) }
         bufferevent_setcb(raw, nil, nil, nil, nil)
         let fd = ipd_bufferevent_detach(raw)
         guard fd >= 0 else { return (releaseDescriptor(), nil) }
-        if let readLimit { ipd_read_limit_set(readLimit, 0) }
-        let spare = Spare(raw: raw, readLimit: readLimit)
+        let spare = Spare(raw: raw, readLimit: limit, flow: flow)
         self.raw = nil
         readLimit = nil
         return (fd, spare)
@@ -147,8 +189,10 @@ struct BufferedSocket: ~Copyable {
 
     private static func free(_ raw: OpaquePointer, _ readLimit: UnsafeMutablePointer<ipd_read_limit>?) {
         bufferevent_setcb(raw, nil, nil, nil, nil)
-        if let readLimit { ipd_read_limit_free(readLimit) }
-        bufferevent_free(raw)
+        guard let readLimit else { return bufferevent_free(raw) }
+        let readByIPD = readLimit.pointee.checked_by_reader != 0
+        ipd_read_limit_free(readLimit)
+        if readByIPD { ipd_bufferevent_free_read_by_ipd(raw) } else { bufferevent_free(raw) }
     }
 
     // MARK: - Buffers and socket
@@ -180,7 +224,10 @@ struct BufferedSocket: ~Copyable {
     func connect(to address: SocketAddress) -> Bool {
         let started = address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
         // Setting the new descriptor gave the read event back to libevent's reader.
-        PlainSocketReader.install(on: raw!, sizing: .bulk)
+        if let limit = readerLimit, !PlainSocketReader.install(on: raw!, sizing: .bulk, limit: limit),
+           ipd_read_limit_watch_always(limit) == 0 {
+            fatalError("out of memory for a read limit")
+        }
         return started
     }
 
@@ -189,12 +236,20 @@ struct BufferedSocket: ~Copyable {
     /// Reads what the socket holds now, as its read event does when it fires; the callbacks follow as then.
     /// Only for an accepted plain socket that is reading.
     func readReady() {
-        PlainSocketReader.readReady(raw!, fd: fd, sizing: .compact)
+        // libevent's own reader, where ipd's could not be installed, reads it on the next turn of the loop.
+        guard let limit = readerLimit else { return }
+        PlainSocketReader.readReady(limit, fd: fd, sizing: .compact)
     }
 
     /// Bytes read from the descriptor elsewhere, handed over as `readReady` would have read them.
     func deliverRead(_ bytes: UnsafeRawBufferPointer) {
-        PlainSocketReader.deliver(bytes, to: raw!)
+        PlainSocketReader.deliver(bytes, to: raw!, limit: readerLimit)
+    }
+
+    /// Bytes were read into the input by the caller itself (`evbuffer_read`): the read limit looks at them, as
+    /// after a read of the socket's own reader.
+    func inputGrew() {
+        if let limit = readerLimit { ipd_read_limit_after_read(limit) }
     }
 
     var isReading: Bool { bufferevent_get_enabled(raw!) & Int16(EV_READ) != 0 }
@@ -214,32 +269,55 @@ struct BufferedSocket: ~Copyable {
     /// Sends a FIN: the peer reads EOF once what is queued has been written by the kernel.
     func shutWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// Gives the socket every setting of `newFlow`, changing only those it does not have yet: a kept
+    /// bufferevent that served a connection like this one (`SpareSockets`) needs no library call here.
+    mutating func apply(_ newFlow: Flow) {
+        if newFlow.readHighWater != flow.readHighWater || newFlow.drainAt != flow.drainAt {
+            setWatermarks(readHigh: newFlow.readHighWater, drainAt: newFlow.drainAt)
+        }
+        if newFlow.maxSingleIO != flow.maxSingleIO { setMaxSingleIO(newFlow.maxSingleIO) }
+        if newFlow.readTimeoutMillis != flow.readTimeoutMillis || newFlow.writeTimeoutMillis != flow.writeTimeoutMillis {
+            setTimeouts(readMillis: newFlow.readTimeoutMillis, writeMillis: newFlow.writeTimeoutMillis)
+        }
+    }
+
     /// Pauses reading once `high` bytes wait in the input (0: never), and resumes it below; the drain callback
     /// runs when the output falls to `drainAt` bytes. libevent's read watermark is not used (`ipd_read_limit`).
     mutating func setWatermarks(readHigh high: Int, drainAt low: Int) {
         if let readLimit {
             ipd_read_limit_set(readLimit, high)
         } else {
-            guard let limit = ipd_read_limit_new(raw!, high) else { fatalError("out of memory for a read limit") }
+            guard let limit = ipd_read_limit_new(raw!, high, 0) else { fatalError("out of memory for a read limit") }
             readLimit = limit
         }
         bufferevent_setwatermark(raw!, Int16(EV_WRITE), low, 0)
+        flow.readHighWater = high
+        flow.drainAt = low
     }
 
     /// The input length at which reading pauses (0: never).
     var readHighWater: Int { readLimit.map { Int($0.pointee.high) } ?? 0 }
 
     /// The drain callback runs only once the output is empty.
-    func drainOnlyWhenEmpty() { bufferevent_setwatermark(raw!, Int16(EV_WRITE), 0, 0) }
+    mutating func drainOnlyWhenEmpty() {
+        guard flow.drainAt != 0 else { return }
+        bufferevent_setwatermark(raw!, Int16(EV_WRITE), 0, 0)
+        flow.drainAt = 0
+    }
 
-    func setMaxSingleIO(_ bytes: Int) {
-        bufferevent_set_max_single_read(raw!, bytes)
-        bufferevent_set_max_single_write(raw!, bytes)
+    /// At most `bytes` per read and per write; nil: libevent's default.
+    mutating func setMaxSingleIO(_ bytes: Int?) {
+        // libevent takes 0 as its default.
+        bufferevent_set_max_single_read(raw!, bytes ?? 0)
+        bufferevent_set_max_single_write(raw!, bytes ?? 0)
+        flow.maxSingleIO = bytes
     }
 
     /// An event callback with BEV_EVENT_TIMEOUT after this long without reading or writing while it
     /// waits to (nil: no timeout).
-    func setTimeouts(readMillis: Int?, writeMillis: Int?) {
+    mutating func setTimeouts(readMillis: Int?, writeMillis: Int?) {
+        flow.readTimeoutMillis = readMillis
+        flow.writeTimeoutMillis = writeMillis
         var read = timeval(millis: readMillis ?? 0)
         var write = timeval(millis: writeMillis ?? 0)
         _ = withUnsafePointer(to: &read) { readAfter in

@@ -6,7 +6,8 @@ import Glibc
 /// reader reserves room for up to `readLimit` bytes and reads once. Everything else follows libevent's own
 /// socket reader (bufferevent_sock.c): a timeout, EOF or error disables reading and reaches the owner's
 /// event callback, and read bytes reach its read callback. Reading pauses at a read high watermark through
-/// `BufferedSocket.setWatermarks`, which suspends the read event, so a read here may pass the mark by one read.
+/// `BufferedSocket.setWatermarks`: the reader is given the socket's read limit (`ipd_read_limit`) and checks it
+/// after each read, which suspends the read event at the mark, so a read here may pass the mark by one read.
 enum PlainSocketReader {
     /// The most one read takes: libevent's own cap (EVBUFFER_MAX_READ, 4096) less the header of the chain
     /// the bytes land in, so a chain made for one read is a 4 KiB allocation rather than 8 KiB.
@@ -26,48 +27,52 @@ enum PlainSocketReader {
 
     /// Installs the reader on a plain bufferevent; again whenever libevent has set its descriptor. False when
     /// the bufferevent is not laid out as libevent 2.1's: it then keeps libevent's reader.
-    @discardableResult
-    static func install(on bufferevent: OpaquePointer, sizing: Sizing) -> Bool {
-        ipd_bufferevent_set_reader(bufferevent, routine(sizing)) != 0
+    static func install(on bufferevent: OpaquePointer, sizing: Sizing, limit: UnsafeMutablePointer<ipd_read_limit>) -> Bool {
+        ipd_bufferevent_set_reader(bufferevent, routine(sizing), limit) != 0
     }
 
     /// The read routine `install` points the read event at.
     static func routine(_ sizing: Sizing) -> event_callback_fn { sizing == .bulk ? bulkRoutine : compactRoutine }
 
+    // The read event's argument is the socket's read limit, which names the bufferevent.
     private static let bulkRoutine: event_callback_fn = { fd, what, context in
-        PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what, sizing: .bulk)
+        PlainSocketReader.read(context!.assumingMemoryBound(to: ipd_read_limit.self), fd: fd, what: what, sizing: .bulk)
     }
 
     private static let compactRoutine: event_callback_fn = { fd, what, context in
-        PlainSocketReader.read(OpaquePointer(context!), fd: fd, what: what, sizing: .compact)
+        PlainSocketReader.read(context!.assumingMemoryBound(to: ipd_read_limit.self), fd: fd, what: what, sizing: .compact)
     }
 
     /// One read now, as when the read event fires: for a socket already known readable.
-    static func readReady(_ bufferevent: OpaquePointer, fd: Int32, sizing: Sizing) {
-        read(bufferevent, fd: fd, what: Int16(EV_READ), sizing: sizing)
+    static func readReady(_ limit: UnsafeMutablePointer<ipd_read_limit>, fd: Int32, sizing: Sizing) {
+        read(limit, fd: fd, what: Int16(EV_READ), sizing: sizing)
     }
 
     /// Bytes read from the descriptor elsewhere, added to the input with the read callback following, as
-    /// after a read here.
-    static func deliver(_ bytes: UnsafeRawBufferPointer, to bufferevent: OpaquePointer) {
+    /// after a read here; `limit` is the read limit ipd's reader checks, when it reads this socket.
+    static func deliver(_ bytes: UnsafeRawBufferPointer, to bufferevent: OpaquePointer,
+                        limit: UnsafeMutablePointer<ipd_read_limit>?) {
         let input = bufferevent_get_input(bufferevent)!
         evbuffer_unfreeze(input, 0)
         evbuffer_add(input, bytes.baseAddress, bytes.count)
         evbuffer_freeze(input, 0)
+        if let limit { ipd_read_limit_after_read(limit) }
         bufferevent_trigger(bufferevent, Int16(EV_READ), 0)
     }
 
-    private static func read(_ bufferevent: OpaquePointer, fd: Int32, what: Int16, sizing: Sizing) {
+    private static func read(_ limit: UnsafeMutablePointer<ipd_read_limit>, fd: Int32, what: Int16, sizing: Sizing) {
+        let bufferevent = limit.pointee.bufferevent!
         // EV_TIMEOUT together with EV_READ means bytes arrived as the timeout fell due: read them.
         if what == Int16(EV_TIMEOUT) {
             fail(bufferevent, Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT))
             return
         }
         let input = bufferevent_get_input(bufferevent)!
-        let limit = min(readLimit, bufferevent_get_max_single_read(bufferevent))
-        let received = receive(into: input, from: fd, limit: limit,
-                               reserving: sizing == .bulk ? limit : compactReservation)
+        let most = min(readLimit, bufferevent_get_max_single_read(bufferevent))
+        let received = receive(into: input, from: fd, limit: most,
+                               reserving: sizing == .bulk ? most : compactReservation)
         if received > 0 {
+            ipd_read_limit_after_read(limit)
             bufferevent_trigger(bufferevent, Int16(EV_READ), 0)
         } else if received == 0 {
             fail(bufferevent, Int16(BEV_EVENT_READING | BEV_EVENT_EOF))

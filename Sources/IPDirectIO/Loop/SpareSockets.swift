@@ -25,15 +25,23 @@ final class SpareSockets {
     /// How many are kept now.
     var count: Int { spares.count }
 
-    /// A plain socket reading the accepted `fd` compactly, in a kept bufferevent when there is one; nil
-    /// when none can be made (the descriptor stays open).
-    func socket(for fd: Int32) -> BufferedSocket? {
-        if let spare = spares.popLast() { return BufferedSocket(socket: fd, reusing: spare) }
-        return BufferedSocket(socket: fd, base: base)
+    /// A plain socket reading the accepted `fd` compactly with the settings of `flow`, in a kept bufferevent
+    /// when there is one; nil when none can be made (the descriptor stays open). Nothing of a kept
+    /// bufferevent's last connection but the settings `flow` gives anyway reaches the new one.
+    func socket(for fd: Int32, flow: BufferedSocket.Flow) -> BufferedSocket? {
+        var socket: BufferedSocket
+        if let spare = spares.popLast() {
+            socket = BufferedSocket(socket: fd, reusing: spare)
+        } else {
+            guard let made = BufferedSocket(socket: fd, base: base) else { return nil }
+            socket = made
+        }
+        socket.apply(flow)
+        return socket
     }
 
-    /// Takes `socket`'s bufferevent, emptied, when there is room, or frees it; returns the descriptor, which
-    /// stays open.
+    /// Takes `socket`'s bufferevent, emptied but for its flow settings, when there is room, or frees it;
+    /// returns the descriptor, which stays open.
     func keep(_ socket: inout BufferedSocket) -> Int32 {
         guard spares.count < capacity else { return socket.releaseDescriptor() }
         let (fd, spare) = socket.detach()

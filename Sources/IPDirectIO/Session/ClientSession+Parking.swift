@@ -22,6 +22,7 @@ extension ClientSession {
         let received = evbuffer_read(clientInput, fd, -1)
         let readError = errno
         evbuffer_freeze(clientInput, 0)
+        if received > 0 { client.inputGrew() }
         if received == 0 || (received < 0 && readError != EAGAIN && readError != EWOULDBLOCK) {
             return didReceive(from: .client, events: Int16(BEV_EVENT_READING) | Int16(received == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR))
         }

@@ -30,7 +30,11 @@ final class ClientSession: ConnectionSetMember {
     var machine: SessionMachine
     /// The credential check in flight.
     var credentialCheck: CredentialHandle?
-    var upstream: UpstreamConnection?
+    var upstream: UpstreamConnection? {
+        didSet { upstreamForLevels = upstream.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `upstream`, always, read without a retain and a release: `levels` is asked at almost every event.
+    private var upstreamForLevels: Unmanaged<UpstreamConnection>?
     var lookup: ResolveHandle?
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
@@ -43,6 +47,11 @@ final class ClientSession: ConnectionSetMember {
     /// is set for and due.
     private var wakeup: OpaquePointer?
     var wakeupTimer = LazyTimer()
+    /// A new connection's first bytes are being handled in the call that started it (`start(after:now:reading:)`):
+    /// the timer is set only once they have been, and only if something is still due then. A request that came
+    /// whole with the handshake has usually cancelled its head deadline by then, and its timer event is never
+    /// added to the loop's heap nor deleted from it.
+    private var holdingWakeup = false
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
     var isClosed = false
@@ -58,14 +67,14 @@ final class ClientSession: ConnectionSetMember {
     /// runs queues its own after them, and they are performed (and dropped) before the rest of the list.
     private var performingUpTo = 0
 
-    /// A connection with the settings it was accepted under and `machine`: a new one
-    /// (`machine(for:peerAddress:worker:)`), or the one a parked connection whose next bytes came had.
+    /// A connection with the settings it was accepted under, whose machine begins as `opening` says: a new
+    /// connection's (`opening(for:peerAddress:worker:)`), or a parked one's whose next bytes came.
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
-         configuration: ConnectionSettings, machine: consuming SessionMachine) {
+         configuration: ConnectionSettings, opening: SessionOpening) {
         self.worker = worker
         self.configuration = configuration
         maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
-        self.machine = consume machine
+        machine = SessionMachine(opening)
         self.id = id
         self.client = client
         self.peerAddress = peerAddress
@@ -76,35 +85,37 @@ final class ClientSession: ConnectionSetMember {
         if let wakeup { event_free(wakeup) }
     }
 
-    /// The machine a new connection starts with, from the settings it was accepted under.
-    static func machine(for configuration: ConnectionSettings, peerAddress: SocketAddress?, worker: Worker) -> SessionMachine {
+    /// How a new connection's machine begins, from the settings it was accepted under.
+    static func opening(for configuration: ConnectionSettings, peerAddress: SocketAddress?, worker: Worker) -> SessionOpening {
         let permitted = peerAddress.map { configuration.clients.permits($0.ip) } ?? false
-        return SessionMachine(rules: configuration.rules, clientPermitted: permitted,
-                              requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
+        return .accepted(rules: configuration.rules, clientPermitted: permitted,
+                         requiresAuthentication: configuration.credentials != nil, draining: worker.isDraining)
     }
 
     /// This session, whose connection has ended and which nothing else holds (`SpareConnections`), serves
     /// the connection on `client` as a new session made with these arguments would: every stored property
     /// above is set again here. Only its stopped timer event and the room its machine grew are kept (the
-    /// new `machine` takes it over).
+    /// machine reopens in place, `SessionMachine.reopen(_:)`).
     func reopen(id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
-                configuration: ConnectionSettings, machine: consuming SessionMachine) {
-        self.configuration = configuration
+                configuration: ConnectionSettings, opening: borrowing SessionOpening) {
+        // Most connections are accepted under the settings the last one had; what a closed connection left
+        // set is mostly cleared already. Testing first spares a retain and a release of each.
+        if self.configuration !== configuration { self.configuration = configuration }
         maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
-        machine.reuseStorage(of: &self.machine)
-        self.machine = consume machine
+        machine.reopen(opening)
         self.id = id
         self.client = client
         self.peerAddress = peerAddress
-        peerText = nil
-        credentialCheck = nil
-        upstream = nil
-        lookup = nil
-        connector = nil
-        splice = nil
-        requestSplice = nil
-        responseSplice = nil
+        if peerText != nil { peerText = nil }
+        if credentialCheck != nil { credentialCheck = nil }
+        if upstream != nil { upstream = nil }
+        if lookup != nil { lookup = nil }
+        if connector != nil { connector = nil }
+        if splice != nil { splice = nil }
+        if requestSplice != nil { requestSplice = nil }
+        if responseSplice != nil { responseSplice = nil }
         wakeupTimer = LazyTimer()
+        holdingWakeup = false
         tunnelCounted = false
         isClosed = false
         connectionSetSlot = -1
@@ -128,18 +139,23 @@ final class ClientSession: ConnectionSetMember {
     /// What the four buffers hold now, for the machine's decisions.
     var levels: BufferLevels {
         var levels = BufferLevels(clientInput: client.inputLength, clientOutput: client.outputLength)
-        if let upstream {
+        upstreamForLevels?._withUnsafeGuaranteedRef { upstream in
             levels.upstreamInput = upstream.socket.inputLength
             levels.upstreamOutput = upstream.socket.outputLength
         }
         return levels
     }
 
-    /// A new connection's session starts reading its client, at `now`; the head deadline (`wait`) runs from
-    /// the accept, whether the connection waited silent first or not.
-    func start(after wait: FirstBytesWait, now: Int64) {
+    /// A new connection's session starts reading its client, at `now`, and reads what is already there with
+    /// `firstRead`; the head deadline (`wait`) runs from the accept, whether the connection waited silent first
+    /// or not.
+    func start(after wait: FirstBytesWait, now: Int64, reading firstRead: () -> Void) {
         attachClient()
+        holdingWakeup = true
         perform(machine.started(after: wait, now: now))
+        firstRead()
+        holdingWakeup = false
+        setHeldWakeup()
     }
 
     /// The client's socket is known to be readable: read it now, as its read event would on the next turn
@@ -155,12 +171,9 @@ final class ClientSession: ConnectionSetMember {
         client.deliverRead(bytes)
     }
 
-    /// Takes the client's socket over and reads from it from now on.
+    /// Takes the client's socket, made with `flow(for:)`, over and reads from it from now on.
     func attachClient() {
         client.handOver(to: self, calling: BufferEventCallbacks.sessionClient)
-        configureFlow(of: &client)
-        // A client that stops reading our output for this long is gone.
-        client.setTimeouts(readMillis: nil, writeMillis: configuration.rules.proxy.clientIdleTimeoutMs)
         // Writing is enabled from creation; enabling it again would arm EPOLLOUT with nothing to write.
         client.resumeReading()
     }
@@ -178,14 +191,23 @@ final class ClientSession: ConnectionSetMember {
     }
 
     private func setWakeup(afterMillis millis: Int) {
-        guard !isClosed, let wakeup else { return }
+        guard !isClosed, !holdingWakeup, let wakeup else { return }
         var delay = timeval(millis: millis)
         event_add(wakeup, &delay)
     }
 
+    /// Sets the timer held while the first bytes were handled, for what is due now; forgets it when nothing is.
+    private func setHeldWakeup() {
+        guard !isClosed, let setFor = wakeupTimer.setForMicros else { return }
+        guard wakeupTimer.dueMicros != nil else { return wakeupTimer.eventRemoved() }
+        let remaining = setFor - MonotonicClock.nowMicros()
+        setWakeup(afterMillis: Int(max(0, (remaining + 999) / 1000)))
+    }
+
     /// The timer stops for good: the session performs nothing more.
     func stopWakeup() {
-        if let wakeup { event_del(wakeup) }
+        // Deleting an event that was never added still costs a pass through libevent.
+        if wakeupTimer.setForMicros != nil, let wakeup { event_del(wakeup) }
         wakeupTimer.eventRemoved()
     }
 
@@ -263,7 +285,7 @@ final class ClientSession: ConnectionSetMember {
             pendingClientHead = machine.payloads.responseHead
             pumpResponseBody()
         case .pumpResponseBody: pumpResponseBody()
-        case .spliceBody(let side, let limit): spliceBody(from: side, limit: limit)
+        case .spliceBody(let side): spliceBody(from: side, limit: machine.payloads.spliceLimit)
         case .readNextRequest, .readSOCKSMessage: parseClientInput()
         case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
         case .pauseReading(let side): onSocket(side) { $0.pauseReading() }
@@ -318,12 +340,18 @@ final class ClientSession: ConnectionSetMember {
 
     /// Read and write sizes and the watermarks that drive flow control between the two sides. Reading
     /// never pauses before a whole head of `max_header_bytes` (plus one byte, to see it is too large) fits.
-    func configureFlow(of socket: inout BufferedSocket) {
-        socket.setWatermarks(readHigh: readHighWater, drainAt: SessionRules.outputHighWater / 2)
-        socket.setMaxSingleIO(ClientSession.maxSingleIO)
+    /// How a session's client socket reads and writes under `configuration`.
+    static func flow(for configuration: ConnectionSettings) -> BufferedSocket.Flow {
+        BufferedSocket.Flow(readHighWater: readHighWater(maxHeaderBytes: configuration.rules.proxy.maxHeaderBytes),
+                            drainAt: SessionRules.outputHighWater / 2, maxSingleIO: maxSingleIO,
+                            // A client that stops reading our output for this long is gone.
+                            writeTimeoutMillis: configuration.rules.proxy.clientIdleTimeoutMs)
     }
 
-    var readHighWater: Int { max(ClientSession.inputHighWater, maxHeaderBytes + 1) }
+    /// Reading pauses at this input length, which always leaves room for the longest head allowed.
+    static func readHighWater(maxHeaderBytes: Int) -> Int { max(inputHighWater, maxHeaderBytes + 1) }
+
+    var readHighWater: Int { ClientSession.readHighWater(maxHeaderBytes: maxHeaderBytes) }
 
     /// The same for an upstream connection, once per connection rather than once per request it carries.
     func configureFlow(of connection: UpstreamConnection) {

@@ -24,12 +24,13 @@ extension Worker {
     /// Bytes or a FIN on a parked socket: a session again, with new buffers.
     func wake(_ connection: ParkedClients.Connection) {
         metrics.update { $0.connectionsParked -= 1 }
-        guard let client = spareSockets.socket(for: connection.fd) else {
+        guard let client = spareSockets.socket(for: connection.fd, flow: ClientSession.flow(for: connection.configuration)) else {
             Glibc.close(connection.fd)
             return connectionEnded()
         }
         let session = session(id: connection.id, client: client, peerAddress: connection.peerAddress,
-                              configuration: connection.configuration, machine: connection.machine)
+                              configuration: connection.configuration,
+                              opening: .woken(rules: connection.configuration.rules, parked: connection.session))
         sessions.insert(session)
         session.resume()
     }

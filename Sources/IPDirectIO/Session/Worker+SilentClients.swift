@@ -18,8 +18,9 @@ extension Worker {
                 return connectionEnded()
             }
             let now = MonotonicClock.nowMicros()
-            session.start(after: FirstBytesWait(rules: configuration.rules, acceptedAt: now), now: now)
-            return session.receiveFirstBytes(UnsafeRawBufferPointer(rebasing: scratch[..<received]))
+            return session.start(after: FirstBytesWait(rules: configuration.rules, acceptedAt: now), now: now) {
+                session.receiveFirstBytes(UnsafeRawBufferPointer(rebasing: scratch[..<received]))
+            }
         }
         guard received < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
             // A FIN or a reset before any byte: nothing to serve.
@@ -53,10 +54,11 @@ extension Worker {
                                         configuration: silent.configuration) else { return silent.close() }
         silentClients.remove(silent)
         // The bufferevent reads the descriptor before the silent event stops: epoll's interest never changes.
-        session.start(after: silent.wait, now: MonotonicClock.nowMicros())
-        silent.stopWatching()
-        spareSilentClients.keep(silent)
-        session.readReadyClient()
+        session.start(after: silent.wait, now: MonotonicClock.nowMicros()) {
+            silent.stopWatching()
+            spareSilentClients.keep(silent)
+            session.readReadyClient()
+        }
     }
 
     func silentClientEnded(_ silent: SilentClient) {

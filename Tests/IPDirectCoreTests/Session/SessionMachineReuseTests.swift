@@ -1,9 +1,9 @@
 import Testing
 @testable import IPDirectCore
 
-/// A new machine given the storage of one whose connection ended starts as a new machine does, with only the
-/// room the other grew: no action, head byte, login or request of the connection before, and no head storage
-/// grown huge.
+/// A machine whose connection ended, reopened for the next, starts as a new machine does, keeping only the
+/// room it grew: no action, head byte, login or request of the connection before, and no head storage grown
+/// huge.
 @Suite struct SessionMachineReuseTests {
     /// A machine that has served an exchange for a logged-in user, its actions performed.
     static func servedMachine(requestFields: String = "") -> SessionMachine {
@@ -25,41 +25,63 @@ import Testing
         return properties
     }
 
-    @Test func aMachineGivenAnEndedMachinesStorageStartsAsANewOne() {
-        var ended = Self.servedMachine()
-        #expect(ended.request.user == "alice")
-        let grownActionCapacity = ended.actions.capacity
-        let rules = ended.rules
-        var reused = SessionMachine(rules: rules, requiresAuthentication: true)
-        reused.reuseStorage(of: &ended)
-        let fresh = SessionMachine(rules: rules, requiresAuthentication: true)
-        #expect(Self.properties(of: reused, skipping: ["actions", "payloads"])
-                == Self.properties(of: fresh, skipping: ["actions", "payloads"]))
-        #expect(Self.properties(of: reused.payloads, skipping: ["requestHead", "responseHead"])
-                == Self.properties(of: fresh.payloads, skipping: ["requestHead", "responseHead"]))
-        #expect(reused.actions.isEmpty && reused.actions.capacity == grownActionCapacity)
-        #expect(reused.payloads.requestHead.isEmpty && reused.payloads.requestHead.capacity > 0)
-        #expect(reused.payloads.responseHead.isEmpty && reused.payloads.responseHead.capacity > 0)
-        #expect(ended.actions.capacity == 0 && ended.payloads.requestHead.capacity == 0
-                && ended.payloads.responseHead.capacity == 0, "the storage moved rather than being shared")
+    /// The machine `opening` makes, and the ended machine reopened with it.
+    static func freshAndReopened(_ opening: (SessionRules) -> SessionOpening,
+                                 requestFields: String = "") -> (fresh: SessionMachine, reopened: SessionMachine) {
+        var reopened = Self.servedMachine(requestFields: requestFields)
+        let made = opening(reopened.rules)
+        reopened.reopen(made)
+        return (SessionMachine(made), reopened)
     }
 
-    @Test func aReusedMachineAsksForCredentialsAgain() {
-        var ended = Self.servedMachine()
+    /// `reopened` reads as `fresh` does in every property but the room it kept.
+    static func expectSame(_ reopened: SessionMachine, as fresh: SessionMachine) {
+        #expect(Self.properties(of: reopened, skipping: ["actions", "payloads"])
+                == Self.properties(of: fresh, skipping: ["actions", "payloads"]))
+        #expect(Self.properties(of: reopened.payloads, skipping: ["requestHead", "responseHead"])
+                == Self.properties(of: fresh.payloads, skipping: ["requestHead", "responseHead"]))
+        #expect(reopened.actions.isEmpty)
+        #expect(reopened.payloads.requestHead.isEmpty && reopened.payloads.responseHead.isEmpty)
+    }
+
+    @Test func anEndedMachineReopenedForANewConnectionStartsAsANewOne() {
+        let grownActionCapacity = Self.servedMachine().actions.capacity
+        let (fresh, reopened) = Self.freshAndReopened {
+            .accepted(rules: $0, clientPermitted: false, requiresAuthentication: true, draining: true)
+        }
+        Self.expectSame(reopened, as: fresh)
+        #expect(!reopened.clientPermitted && reopened.requiresAuthentication && reopened.draining)
+        #expect(reopened.actions.capacity == grownActionCapacity, "the action slots are kept")
+        #expect(reopened.payloads.requestHead.capacity > 0 && reopened.payloads.responseHead.capacity > 0,
+                "the head storage is kept")
+    }
+
+    @Test func anEndedMachineReopenedForAWokenParkedConnectionIsTheParkedMachineAgain() {
         var script = SessionScript(requiresAuthentication: true)
-        script.machine.reuseStorage(of: &ended)
+        _ = script.run(SessionMachineParkingTests.parked)
+        guard let parked = script.machine.parked else { Issue.record("the script's machine did not park"); return }
+        let (fresh, reopened) = Self.freshAndReopened { .woken(rules: $0, parked: parked) }
+        Self.expectSame(reopened, as: fresh)
+        #expect(reopened.state.isParked && reopened.parked != nil)
+    }
+
+    @Test func aReopenedMachineAsksForCredentialsAgain() {
+        var script = SessionScript(requiresAuthentication: true)
+        script.machine = Self.servedMachine()
+        script.machine.reopen(.accepted(rules: script.machine.rules, clientPermitted: true, requiresAuthentication: true,
+                                        draining: false))
         let actions = script.all([.start, .head(Heads.get())])
         #expect(actions.sentText.hasPrefix("HTTP/1.1 407 "))
         #expect(script.machine.request.user == nil)
     }
 
-    @Test func headStorageGrownPastTheLimitIsNotHandedOn() {
+    @Test func headStorageGrownPastTheLimitIsNotKept() {
         let large = "X-Large: " + String(repeating: "a", count: SessionMachine.maxReusedHeadBytes) + "\r\n"
-        var ended = Self.servedMachine(requestFields: large)
-        #expect(ended.payloads.requestHead.capacity > SessionMachine.maxReusedHeadBytes)
-        var reused = SessionMachine(rules: ended.rules)
-        reused.reuseStorage(of: &ended)
-        #expect(reused.payloads.requestHead.capacity == 0)
-        #expect(reused.payloads.responseHead.capacity > 0)
+        #expect(Self.servedMachine(requestFields: large).payloads.requestHead.capacity > SessionMachine.maxReusedHeadBytes)
+        let (_, reopened) = Self.freshAndReopened({
+            .accepted(rules: $0, clientPermitted: true, requiresAuthentication: false, draining: false)
+        }, requestFields: large)
+        #expect(reopened.payloads.requestHead.capacity == 0)
+        #expect(reopened.payloads.responseHead.capacity > 0)
     }
 }

@@ -33,7 +33,7 @@ extension SessionScript {
             case .readResponseHead: self = .readResponseHead
             case .forwardResponse: self = .forwardResponse(head: payloads.responseHead.bytes)
             case .pumpResponseBody: self = .pumpResponseBody
-            case .spliceBody(let side, let limit): self = .spliceBody(from: side, limit: limit)
+            case .spliceBody(let side): self = .spliceBody(from: side, limit: payloads.spliceLimit)
             case .readNextRequest: self = .readNextRequest
             case .readSOCKSMessage: self = .readSOCKSMessage
             case .park(let millis): self = .park(idleMillis: millis)

@@ -135,6 +135,18 @@ import IPDirectTesting
         #expect(pair.run { pair.socket.inputLength == 100 })
     }
 
+    @Test func bytesReadElsewhereAndHandedOverCountTowardTheHighWatermark() throws {
+        let pair = try Pair(reading: false)
+        pair.socket.setWatermarks(readHigh: 40, drainAt: 0)
+        Array(repeating: UInt8(ascii: "d"), count: 50).withUnsafeBytes { pair.socket.deliverRead($0) }
+        pair.socket.resumeReading()
+        pair.peerSends(String(repeating: "p", count: 30))
+        LoopDriver.run(pair.base, forMillis: 30)
+        #expect(pair.socket.inputLength == 50, "reading paused at the delivered bytes")
+        evbuffer_drain(pair.socket.input, 20)
+        #expect(pair.run { pair.socket.inputLength == 60 }, "and goes on once they are taken below the mark")
+    }
+
     @Test func aSocketThatConnectedItselfReadsTheSameWay() throws {
         let base = EventBase()
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

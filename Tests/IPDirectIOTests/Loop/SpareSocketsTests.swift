@@ -4,9 +4,9 @@ import Testing
 @testable import IPDirectIO
 import IPDirectTesting
 
-/// A bufferevent kept by `SpareSockets` serves the next connection as a new one would: nothing of the
-/// connection it served before (bytes, callbacks, timeouts, read limit, descriptor) reaches the next, and
-/// only as many are kept as the list holds.
+/// A bufferevent kept by `SpareSockets` serves the next connection as a new one with the flow asked for would:
+/// nothing of the connection it served before (bytes, callbacks, timeouts, read limit, descriptor) reaches the
+/// next unless the next asked for the same, and only as many are kept as the list holds.
 @Suite struct SpareSocketsTests {
     typealias Owner = BufferedSocketTests.Owner
 
@@ -21,9 +21,10 @@ import IPDirectTesting
         return (fds[0], fds[1])
     }
 
-    /// `SpareSockets.socket(for:)`, which a test cannot do without.
-    static func socket(on fd: Int32, from spares: SpareSockets) throws -> BufferedSocket {
-        guard let socket = spares.socket(for: fd) else { throw FixtureError("no bufferevent for \(fd)") }
+    /// `SpareSockets.socket(for:flow:)`, which a test cannot do without; by default with libevent's own settings.
+    static func socket(on fd: Int32, from spares: SpareSockets,
+                       flow: BufferedSocket.Flow = .libeventDefaults) throws -> BufferedSocket {
+        guard let socket = spares.socket(for: fd, flow: flow) else { throw FixtureError("no bufferevent for \(fd)") }
         return socket
     }
 
@@ -100,6 +101,51 @@ import IPDirectTesting
         #expect(LoopDriver.run(base) { socket.outputLength == 0 })
         #expect(Self.receive(from: far) == "new reply")
         #expect(previous.reads == 1 && previous.events.isEmpty && previous.drains == 0)
+    }
+
+    @Test func aKeptSocketAskedForTheFlowItHadKeepsItAndOneAskedForAnotherGetsThatOne() throws {
+        let base = EventBase()
+        let spares = SpareSockets(base: base)
+        var peers: [Int32] = []
+        defer { peers.forEach { Glibc.close($0) } }
+        let flow = BufferedSocket.Flow(readHighWater: 4, drainAt: 1, maxSingleIO: 8, readTimeoutMillis: 20,
+                                       writeTimeoutMillis: 20)
+        var used = try Self.usedSocket(on: base, owner: Owner(), peers: &peers)
+        #expect(used.flow == flow)
+        Glibc.close(spares.keep(&used))
+        let (near, far) = try Self.socketPair()
+        defer { Glibc.close(far) }
+        var same = try Self.socket(on: near, from: spares, flow: flow)
+        #expect(same.flow == flow && same.readHighWater == 4)
+        // The kept read limit and read size work on the new connection: one read of 8 bytes passes the mark of 4,
+        // and reading pauses there.
+        same.resumeReading()
+        Self.send("0123456789ab", to: far)
+        #expect(LoopDriver.run(base) { same.inputLength == 8 })
+        LoopDriver.run(base, forMillis: 10)
+        #expect(same.inputLength == 8)
+        evbuffer_drain(same.input, 8)
+        #expect(LoopDriver.run(base) { same.inputLength == 4 })
+        // And the kept read timeout: the peer stays silent once the input is taken.
+        let owner = Owner()
+        same.handOver(to: owner, calling: Owner.handlers)
+        evbuffer_drain(same.input, 4)
+        #expect(LoopDriver.run(base) { owner.events.contains(Int16(BEV_EVENT_READING | BEV_EVENT_TIMEOUT)) })
+        Glibc.close(spares.keep(&same))
+
+        let (otherNear, otherFar) = try Self.socketPair()
+        defer { Glibc.close(otherFar) }
+        let other = BufferedSocket.Flow(readHighWater: 0, drainAt: 0, maxSingleIO: nil, readTimeoutMillis: nil,
+                                        writeTimeoutMillis: 1000)
+        var socket = try Self.socket(on: otherNear, from: spares, flow: other)
+        defer { socket.close() }
+        #expect(socket.flow == other && socket.readHighWater == 0)
+        socket.resumeReading()
+        let request = String(repeating: "r", count: 100)
+        Self.send(request, to: otherFar)
+        #expect(LoopDriver.run(base) { socket.inputLength == 100 })
+        LoopDriver.run(base, forMillis: 40)
+        #expect(socket.isReading == true, "no read timeout of the connection before")
     }
 
     @Test func keepsNoMoreSocketsThanItsCapacity() throws {

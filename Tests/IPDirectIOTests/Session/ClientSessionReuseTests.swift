@@ -87,10 +87,10 @@ import IPDirectTesting
         let settings = worker.connectionSettings
         let grownActionCapacity = reused.machine.actions.capacity
         reused.reopen(id: 7, client: try SpareSocketsTests.socket(on: reusedFD, from: worker.spareSockets), peerAddress: peer,
-                      configuration: settings, machine: ClientSession.machine(for: settings, peerAddress: peer, worker: worker))
+                      configuration: settings, opening: ClientSession.opening(for: settings, peerAddress: peer, worker: worker))
         let fresh = ClientSession(worker: worker, id: 7, client: try SpareSocketsTests.socket(on: freshFD, from: worker.spareSockets),
                                   peerAddress: peer, configuration: settings,
-                                  machine: ClientSession.machine(for: settings, peerAddress: peer, worker: worker))
+                                  opening: ClientSession.opening(for: settings, peerAddress: peer, worker: worker))
         // Every property but the socket and the timer event, which are the session's own, reads as a new session's.
         #expect(Self.properties(of: reused, skipping: ["client", "wakeup", "machine"])
                 == Self.properties(of: fresh, skipping: ["client", "wakeup", "machine"]))

@@ -53,6 +53,29 @@ import IPDirectTesting
         #expect(forwarded.contains("X-Filler: \(filler)\r\n"))
     }
 
+    /// The session's timer is set only after the first bytes were handled (most requests have cancelled their
+    /// head deadline by then): half a head that came with the handshake still meets the deadline.
+    @Test func halfAHeadSentWithTheHandshakeStillMeetsTheHeadDeadline() throws {
+        let server = try Server(config: try ClientSessionTests.config(originPort: 9, proxyKeys: "header_timeout = 0.2"))
+        defer { ClientSessionTests.stop(server) }
+        let worker = server.workers[0]
+        let client = try Client(server: server)
+        client.send("GET http://origin.test:9/ HTTP/1.1\r\nHost: origin.test:9\r\n")
+        let started = MonotonicClock.nowMicros()
+        let opened = Self.run(worker) { worker.sessions.count == 1 }
+        #expect(opened.done && !opened.heldSilent)
+        #expect(worker.sessions.all[0].wakeupTimer.setForMicros != nil, "the head deadline is set once the bytes were read")
+        var answer = ""
+        let closed = Self.run(worker) {
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            let read = recv(client.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if read > 0 { answer += String(decoding: chunk[0..<read], as: UTF8.self) }
+            return read == 0
+        }
+        #expect(closed.done && answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+        #expect(MonotonicClock.nowMicros() - started >= 150_000)
+    }
+
     @Test func aConnectionClosedBeforeItsFirstByteIsClosedWithoutASession() throws {
         let server = try Server(config: try ClientSessionTests.config(originPort: 9))
         defer { ClientSessionTests.stop(server) }
