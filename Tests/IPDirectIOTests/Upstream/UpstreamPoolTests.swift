@@ -204,14 +204,23 @@ import IPDirectTesting
         let idleMillis = 3_000
         let timed = Timed(idleTimeoutMillis: idleMillis)
         let older = try timed.pooled(Self.first)
+        let olderDue = older.connection.pooledAtMicros + Int64(idleMillis) * 1_000
         LoopDriver.run(timed.base, forMillis: 2_000)
         let newer = try timed.pooled(Self.second)
         let newerDue = newer.connection.pooledAtMicros + Int64(idleMillis) * 1_000
         #expect(LoopDriver.run(timed.base) { timed.pool.idleCount < 2 })
+        let firstSweep = MonotonicClock.nowMicros()
+        #expect(firstSweep >= olderDue, "the older connection closed before its idle time had passed")
         #expect(older.closedByPool(timed.base))
-        #expect(MonotonicClock.nowMicros() < newerDue, "the sweep came more than two seconds late")
-        #expect(timed.pool.idleCount == 1 && newer.isOpenToOrigin)
-        #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+        // A sweep that came before the newer connection's due time must have left it open. One that a loop
+        // starved for seconds (seen once on a busy machine) ran later closes both at once, and says nothing
+        // about the newer one's own time but that it had passed too.
+        if firstSweep < newerDue {
+            #expect(timed.pool.idleCount == 1 && newer.isOpenToOrigin)
+            #expect(LoopDriver.run(timed.base) { timed.pool.idleCount == 0 })
+        } else {
+            #expect(timed.pool.idleCount == 0)
+        }
         #expect(MonotonicClock.nowMicros() >= newerDue)
         #expect(newer.closedByPool(timed.base))
     }
