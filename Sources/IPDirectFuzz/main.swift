@@ -1,4 +1,4 @@
-// Fuzz driver for the HTTP parsers, the HTTPDNS answer readers, the DoH (DNS wire format) reader, the DNS listener's query reader, its reader of relayed answers and the SOCKS readers. Built normally it replays inputs: `IPDirectFuzz FILE...` runs every
+// Fuzz driver for the HTTP parsers, the HTTPDNS answer readers, the DoH (DNS wire format) reader, the DNS listener's query reader, its reader of relayed answers, the SOCKS readers and the TLS ClientHello reader. Built normally it replays inputs: `IPDirectFuzz FILE...` runs every
 // check on each file (a reproducer saved by libFuzzer, or a corpus). Built with IPDIRECT_FUZZING and
 // -sanitize=fuzzer (see Tests/fuzz/run) it hands control to libFuzzer.
 import IPDirectCore
@@ -17,6 +17,7 @@ func checkAll(_ bytes: UnsafeRawBufferPointer) {
         DNSQueryInvariants.check(exact)
         DNSRelayInvariants.check(exact)
         SOCKSInvariants.check(exact)
+        ClientHelloInvariants.check(exact)
     }
 }
 
