@@ -41,17 +41,30 @@ public enum ClientHelloReader {
     public static func beginsHandshake(_ first: UInt8) -> Bool { first == handshakeRecord }
 
     public static func read(_ bytes: UnsafeRawBufferPointer) -> Reading {
+        if let body = bodyInFirstRecord(bytes) {
+            return serverName(inClientHello: UnsafeRawBufferPointer(rebasing: bytes[body]))
+        }
         switch handshakeMessage(bytes) {
         case .incomplete: return .incomplete
         case .invalid(let reason): return .notClientHello(reason)
-        case .complete(let body): return serverName(inClientHello: body)
+        case .complete(let body): return body.withUnsafeBytes { serverName(inClientHello: $0) }
         }
+    }
+
+    /// Where the ClientHello's body lies when the first record holds all of it, as nearly every client sends
+    /// it: read in place, without joining fragments. Nil otherwise, for `handshakeMessage` to decide.
+    private static func bodyInFirstRecord(_ bytes: UnsafeRawBufferPointer) -> Range<Int>? {
+        guard bytes.count >= 9, bytes[0] == handshakeRecord, bytes[1] == 3, bytes[5] == clientHello else { return nil }
+        let length = Int(bytes[3]) << 8 | Int(bytes[4])
+        let bodyLength = Int(bytes[6]) << 16 | Int(bytes[7]) << 8 | Int(bytes[8])
+        guard length <= maximumFragment, 4 + bodyLength <= length, 9 + bodyLength <= bytes.count else { return nil }
+        return 9..<(9 + bodyLength)
     }
 
     private enum Message {
         case incomplete
         case invalid(String)
-        /// The ClientHello's body, after its handshake header.
+        /// The ClientHello's body, after its handshake header, joined from its records' fragments.
         case complete([UInt8])
     }
 
@@ -88,7 +101,7 @@ public enum ClientHelloReader {
 
     /// RFC 8446 §4.1.2: legacy_version, random, legacy_session_id, cipher_suites, legacy_compression_methods,
     /// then extensions (absent in a TLS 1.0 ClientHello without any).
-    private static func serverName(inClientHello body: [UInt8]) -> Reading {
+    private static func serverName(inClientHello body: UnsafeRawBufferPointer) -> Reading {
         var reader = ByteReader(body)
         guard reader.skip(2 + 32) else { return .notClientHello("ClientHello shorter than its random") }
         guard let sessionID = reader.vector(lengthBytes: 1), sessionID.count <= 32 else {
@@ -122,29 +135,28 @@ public enum ClientHelloReader {
     }
 
     /// RFC 6066 §3: a ServerNameList of (name_type, opaque name) entries; the first host_name counts.
-    private static func hostName(inServerNameExtension data: [UInt8]) -> Reading? {
+    private static func hostName(inServerNameExtension data: UnsafeRawBufferPointer) -> Reading? {
         var reader = ByteReader(data)
         guard let list = reader.vector(lengthBytes: 2), reader.isAtEnd, !list.isEmpty else { return nil }
         var entries = ByteReader(list)
         while !entries.isAtEnd {
             guard let type = entries.uint8(), let name = entries.vector(lengthBytes: 2), !name.isEmpty else { return nil }
             guard type == hostNameType else { continue }
-            return name.withUnsafeBytes { bytes in
-                switch SOCKSAddress.hostName(bytes, 0..<bytes.count) {
-                case .domain(let host)?: return .serverName(HostName.normalized(host))
-                case .ip?, nil: return .noServerName
-                }
+            switch SOCKSAddress.hostName(name, 0..<name.count) {
+            case .domain(let host)?: return .serverName(HostName.normalized(host))
+            case .ip?, nil: return .noServerName
             }
         }
         return .noServerName
     }
 
-    /// Reads big-endian integers and length-prefixed vectors (RFC 8446 §3.4) off a byte array.
+    /// Reads big-endian integers and length-prefixed vectors (RFC 8446 §3.4) in place; each vector is a view
+    /// of the same bytes, indexed from zero.
     private struct ByteReader {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var offset = 0
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
         var isAtEnd: Bool { offset == bytes.count }
 
@@ -166,14 +178,14 @@ public enum ClientHelloReader {
             return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
         }
 
-        mutating func vector(lengthBytes: Int) -> [UInt8]? {
+        mutating func vector(lengthBytes: Int) -> UnsafeRawBufferPointer? {
             guard bytes.count - offset >= lengthBytes else { return nil }
             var length = 0
             for index in offset..<(offset + lengthBytes) { length = length << 8 | Int(bytes[index]) }
             guard bytes.count - offset - lengthBytes >= length else { return nil }
             let start = offset + lengthBytes
             offset = start + length
-            return Array(bytes[start..<offset])
+            return UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
         }
     }
 }
