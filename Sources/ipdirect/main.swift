@@ -27,6 +27,18 @@ func run(configPath: String?) -> Int32 {
     }
 }
 
+/// The `[transparent]` table on standard output; exit 1 when the file is unusable or transparent mode is off
+/// (an empty table would redirect nothing and say nothing).
+func printNFTRules(configPath: String?) -> Int32 {
+    guard let config = loadConfig(configPath) else { return 1 }
+    guard let text = NFTRuleset(config: config).text(source: configPath ?? "the built-in configuration") else {
+        printError("ipdirect nft-rules: [transparent] listen is empty in \(configPath ?? "the built-in configuration"): transparent mode is off, there are no rules to print")
+        return 1
+    }
+    print(text, terminator: "")
+    return 0
+}
+
 func check(configPath: String?) -> Int32 {
     guard let config = loadConfig(configPath) else { return 1 }
     if let authFile = config.access.authFile, case .failure(let error) = PasswordFileReader.load(path: authFile) {
@@ -83,4 +95,6 @@ case .success(.check(let configPath)):
     exit(check(configPath: configPath))
 case .success(.resolve(let name, let configPath, let repetitions, let port)):
     exit(resolve(name, configPath: configPath, repetitions: repetitions, port: port))
+case .success(.nftRules(let configPath)):
+    exit(printNFTRules(configPath: configPath))
 }

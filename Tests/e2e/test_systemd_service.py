@@ -351,7 +351,7 @@ def test_bad_configuration_on_sighup_is_rejected_and_the_running_one_kept(servic
 # Unit files --------------------------------------------------------------------------------------------------
 def test_unit_files_pass_systemd_analyze_verify(tmp_path, repo_root):
     """verify insists that ExecStart's binary exists, so it checks copies naming the binary under test."""
-    units = ("ipdirect.service", "ipdirect.socket", "ipdirect-dns.socket")
+    units = ("ipdirect.service", "ipdirect.socket", "ipdirect-dns.socket", "ipdirect-transparent.service")
     for unit in units:
         text = (repo_root / "systemd" / unit).read_text()
         (tmp_path / unit).write_text(text.replace("/usr/local/bin/ipdirect", str(ipdirect_binary())))
@@ -366,6 +366,22 @@ def test_unit_files_pass_systemd_analyze_verify(tmp_path, repo_root):
                  "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX", "\nCapabilityBoundingSet=\n",
                  "StateDirectory=ipdirect", "LimitNOFILE="):
         assert line in service, f"ipdirect.service lacks {line.strip()}"
+    transparent = (repo_root / "systemd" / "ipdirect-transparent.service").read_text()
+    # The rules live exactly as long as the daemon: bound to it, and deleted when it stops.
+    for line in ("BindsTo=ipdirect.service", "PartOf=ipdirect.service", "RemainAfterExit=yes",
+                 "ExecStop=/usr/sbin/nft delete table inet ipdirect", "ReloadPropagatedFrom=ipdirect.service",
+                 "ExecStart=/usr/sbin/nft -f /run/ipdirect-transparent/rules.nft",
+                 "ExecReload=/usr/sbin/nft -f /run/ipdirect-transparent/rules.nft"):
+        assert line in transparent, f"ipdirect-transparent.service lacks {line}"
+
+
+def test_the_static_user_drop_in_names_the_user_sysusers_makes_and_the_rules_exempt(repo_root):
+    sysusers = (repo_root / "systemd" / "ipdirect.sysusers").read_text()
+    drop_in = (repo_root / "systemd" / "ipdirect-static-user.conf").read_text()
+    made = [line.split()[1] for line in sysusers.splitlines() if line.startswith("u ")]
+    assert made == ["ipdirect"]
+    assert "DynamicUser=no" in drop_in and "User=ipdirect" in drop_in
+    assert 'exempt_user = "ipdirect"' in (repo_root / "config" / "ipdirect.toml").read_text()
 
 
 def test_sighup_applies_resolver_changes_and_keeps_the_cache(service_ipdirect, notify_socket, network, httpdns_stub):

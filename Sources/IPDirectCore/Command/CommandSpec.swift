@@ -40,6 +40,11 @@ struct CommandSpec: Sendable {
                        help: "Also connect to each address on this port and print them ranked as the proxy would rank them."),
             ],
             positionals: " <name>", build: resolve),
+        CommandSpec(name: "nft-rules",
+                    abstract: "Print the nftables table that redirects programs' connections to [transparent] listen, for root to load with nft -f.",
+                    options: [configOption], positionals: "") { options, positionals in
+            noPositionals(positionals, command: "nft-rules").map { .nftRules(configPath: options["config"]) }
+        },
     ]
 
     static func named(_ name: String) -> CommandSpec? {

@@ -1,4 +1,4 @@
-/// What the command line asks for: `ipdirect [run|check|resolve] [options]`, `run` when no command is named.
+/// What the command line asks for: `ipdirect [run|check|resolve|nft-rules] [options]`, `run` when no command is named.
 /// Parsed here rather than by a library: the one that did brought in FoundationEssentials, about 3 MiB of
 /// the daemon's resident memory at start for three commands and four options.
 public enum Invocation: Equatable, Sendable {
@@ -9,6 +9,8 @@ public enum Invocation: Equatable, Sendable {
     /// Resolve `name` as the proxy would; `repetitions` more cached lookups are timed; with `port`, rank the
     /// addresses by connecting to each.
     case resolve(name: String, configPath: String?, repetitions: Int, port: UInt16?)
+    /// Print the nftables table for `[transparent]` and exit.
+    case nftRules(configPath: String?)
     case version
     /// Print `text` (the usage of the command it names) and exit 0.
     case help(String)

@@ -11,6 +11,7 @@ public struct Config: Sendable, Equatable {
     public var admin = AdminSettings()
     public var pac = PACSettings()
     public var dns = DNSSettings()
+    public var transparent = TransparentSettings()
 
     public init() {}
 
@@ -34,6 +35,7 @@ public struct Config: Sendable, Equatable {
         var diagnostics = document.problems.map { ConfigDiagnostic(line: $0.line, message: $0.message) }
         var config = Config.defaults
         var dnsListenLine: Int?
+        var transparentListenLine: Int?
         for entry in document.root.entries {
             guard let section = sections.first(where: { $0.name == entry.key }) else {
                 diagnostics.append(unknownTopLevel(entry))
@@ -48,8 +50,12 @@ public struct Config: Sendable, Equatable {
             if entry.key == DNSSettings.sectionName, let listen = table.entries.first(where: { $0.key == "listen" }) {
                 dnsListenLine = listen.line
             }
+            if entry.key == TransparentSettings.sectionName {
+                transparentListenLine = table.entries.first(where: { $0.key == "listen" })?.line ?? entry.line
+            }
         }
         if let dnsListenLine { diagnostics += DNSSettings.loopProblems(config, listenLine: dnsListenLine) }
+        if let transparentListenLine { diagnostics += TransparentSettings.problems(config, listenLine: transparentListenLine) }
         guard diagnostics.isEmpty else {
             let inLineOrder = diagnostics.enumerated()
                 .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
@@ -71,6 +77,7 @@ public struct Config: Sendable, Equatable {
             AdminSettings.section,
             .keyed("pac", \.pac, keys: PACSettings.configKeys),
             DNSSettings.section,
+            TransparentSettings.section,
         ]
     }
 

@@ -1,13 +1,14 @@
 /// The addresses and ports the daemon itself listens on. No request through the proxy may reach one of
 /// them: any client of the proxy could otherwise use the admin API (it has no authentication, shows the
 /// names looked up and flushes the cache) or make the proxy talk to itself. Every listener joins this set
-/// when it is bound (proxy and admin today; a DNS or transparent listener takes a `Role` of its own).
+/// when it is bound, with the `Role` it serves.
 public struct OwnEndpoints: Sendable, Equatable {
     /// What a listener serves; named in the refusal and its log line.
     public enum Role: String, Sendable, CustomStringConvertible {
         case proxy
         case admin
         case dns
+        case transparent
 
         public var description: String { rawValue }
     }

@@ -26,11 +26,13 @@ public struct AccessLogRecord: Sendable {
     public var note: String
     /// The name the client authenticated as (`[access] auth_file`), nil without authentication.
     public var user: String?
+    /// Set for a connection redirected to the transparent listener: where it was going, and what named its host.
+    public var transparent: TransparentSummary?
 
     public init(unixMillis: Int64, client: String, method: String, target: String, upstream: String, source: String,
                 cacheAgeMillis: Int64? = nil, status: Int, bytesFromClient: UInt64, bytesToClient: UInt64, resolveMicros: Int64,
                 connectMicros: Int64, attempts: Int = 0, addressRank: Int? = nil, totalMicros: Int64, note: String,
-                user: String? = nil) {
+                user: String? = nil, transparent: TransparentSummary? = nil) {
         self.unixMillis = unixMillis
         self.client = client
         self.method = method
@@ -48,6 +50,7 @@ public struct AccessLogRecord: Sendable {
         self.totalMicros = totalMicros
         self.note = note
         self.user = user
+        self.transparent = transparent
     }
 
     /// `key=value` pairs after an RFC 3339 UTC time, so both people and `grep`/`awk` can read it.
@@ -61,6 +64,11 @@ public struct AccessLogRecord: Sendable {
         line += " resolve_ms=\(Timestamp.millis(resolveMicros)) connect_ms=\(Timestamp.millis(connectMicros))"
         line += " attempts=\(attempts) rank=\(addressRank.map(String.init) ?? "-")"
         line += " total_ms=\(Timestamp.millis(totalMicros)) user=\(user.map { LogQuote.token($0) } ?? "-")"
+        if let transparent {
+            // The server name is the client's, checked as a host name when it was read.
+            line += " mode=transparent orig=\(transparent.original) sniffed=\(transparent.sniffed)"
+            line += " sni=\(transparent.serverName.map { LogQuote.token($0) } ?? "-")"
+        }
         if !note.isEmpty { line += " note=\"\(note)\"" }
         line += "\n"
         return line

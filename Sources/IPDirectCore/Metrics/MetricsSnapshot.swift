@@ -68,6 +68,12 @@ public struct MetricsSnapshot: Sendable, Equatable {
                         help: "Upstream connections that failed before TLS, by Proxy-Status error type.")
         labelledCounter(&page, p + "upstream_tls_failures_total", label: "reason", traffic.tlsFailures,
                         help: "TLS handshakes with upstreams that failed, by Proxy-Status error type.")
+        page.family(p + "transparent_connections_total", .counter,
+                    help: "Connections redirected to the transparent listener, by what named their host (tls, http, dns, none) and what became of them (resolved, original, refused, loop).")
+        for (sniffed, outcome, value) in traffic.transparentConnections.counted {
+            page.sample(p + "transparent_connections_total",
+                        labels: [("sniffed", sniffed.rawValue), ("outcome", outcome.rawValue)], value)
+        }
         upstreams.render(&page, prefix: p)
         auth.render(&page, prefix: p)
         traffic.dns.render(&page, prefix: p)

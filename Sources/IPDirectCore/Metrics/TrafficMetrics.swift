@@ -37,6 +37,8 @@ public struct TrafficMetrics: Sendable, Equatable {
     public var firstByteDuration = LatencyHistogram()
     /// The DNS listener's queries, answered on this worker.
     public var dns = DNSListenerCounters()
+    /// Connections redirected to the transparent listener, by what named their host and what became of them.
+    public var transparentConnections = TransparentCounts()
 
     public init() {}
 
@@ -81,5 +83,45 @@ public struct TrafficMetrics: Sendable, Equatable {
         connectDuration.add(other.connectDuration)
         firstByteDuration.add(other.firstByteDuration)
         dns.add(other.dns)
+        transparentConnections.add(other.transparentConnections)
+    }
+
+    /// Counts one connection redirected to the transparent listener.
+    public mutating func countTransparent(sniffed: TransparentSniff, outcome: TransparentOutcome) {
+        transparentConnections.count(sniffed: sniffed, outcome: outcome)
+    }
+}
+
+/// `ipdirect_transparent_connections_total` by its two labels: one counter per pair, in a table laid out at
+/// start, so that counting a connection neither hashes nor allocates.
+public struct TransparentCounts: Sendable, Equatable {
+    private var counters = [UInt64](repeating: 0, count: TransparentSniff.allCases.count * TransparentOutcome.allCases.count)
+
+    public init() {}
+
+    public subscript(sniffed: TransparentSniff, outcome: TransparentOutcome) -> UInt64 {
+        counters[Self.slot(sniffed, outcome)]
+    }
+
+    mutating func count(sniffed: TransparentSniff, outcome: TransparentOutcome) {
+        counters[Self.slot(sniffed, outcome)] += 1
+    }
+
+    mutating func add(_ other: TransparentCounts) {
+        for slot in counters.indices { counters[slot] += other.counters[slot] }
+    }
+
+    /// The pairs counted at least once, in the order of the labels' declarations.
+    public var counted: [(sniffed: TransparentSniff, outcome: TransparentOutcome, value: UInt64)] {
+        TransparentSniff.allCases.flatMap { sniffed in
+            TransparentOutcome.allCases.compactMap { outcome in
+                let value = self[sniffed, outcome]
+                return value == 0 ? nil : (sniffed, outcome, value)
+            }
+        }
+    }
+
+    private static func slot(_ sniffed: TransparentSniff, _ outcome: TransparentOutcome) -> Int {
+        sniffed.ordinal * TransparentOutcome.allCases.count + outcome.ordinal
     }
 }

@@ -110,7 +110,7 @@ public enum IPAddress: Hashable, Sendable {
     }
 
     /// 127.0.0.0/8 or ::1: reachable from this machine only.
-    var isLoopbackAddress: Bool {
+    public var isLoopbackAddress: Bool {
         switch self {
         case .v4(let value): return value >> 24 == 0x7F
         case .v6(let hi, let lo): return hi == 0 && lo == 1

@@ -3,6 +3,9 @@ public enum SessionFrontEnd: Sendable, Equatable {
     case http
     case socks5
     case socks4
+    /// A connection redirected to the transparent listener, tunnelled to the name its first bytes gave (an
+    /// HTTP request on one is `.http`).
+    case transparent
 }
 
 /// What the client asked for: where it goes, what it said about its connection, and when it came.
@@ -20,7 +23,7 @@ public struct ProxyRequest: Sendable, Equatable {
     public var host: String { hostKey.host }
     public var port: UInt16 { hostKey.port }
     public let isConnect: Bool
-    /// The protocol the client spoke: an HTTP request, or a SOCKS5 / SOCKS4 CONNECT.
+    /// The protocol the client spoke: an HTTP request, a SOCKS5 / SOCKS4 CONNECT, or a redirected connection.
     public let frontEnd: SessionFrontEnd
     /// The name the client authenticated as, when `[access] auth_file` asks for credentials.
     public let user: String?

@@ -122,6 +122,9 @@ public enum SessionAction: Equatable {
     case readNextRequest
     /// Parses the next SOCKS message buffered from the client.
     case readSOCKSMessage
+    /// Hands everything a redirected connection's client has sent so far (up to
+    /// `ClientHelloReader.maximumBytes`) to `clientBytesSniffed`, taking none of it from the buffer.
+    case sniffClientInput
     /// Frees the client's buffers (nothing is in them) and everything of the session but the machine, and
     /// watches the socket alone, firing after `idleMillis` unless bytes or a FIN come first (reported as
     /// `clientReadable` or `clientClosed`, or `deadlinePassed`). Always the last action of its list.
@@ -165,6 +168,9 @@ public enum SessionAction: Equatable {
     case lookUpListenerAddress
     /// A warning line for an error the proxy answers itself (`payloads.error`, for the request's host).
     case reportError
+    /// An event line: the addresses a transparent connection's name resolves to (`transparent.answer`) do
+    /// not include the address the client chose, a sign that its own resolver was hijacked or stale.
+    case reportTransparentMismatch
     /// A debug line for a deadline that ended the connection.
     case reportTimeout(SessionDeadline.Reason)
     /// The access-log line and the metrics of a finished (or abandoned) exchange: the machine's `request`
@@ -183,13 +189,14 @@ extension SessionAction {
     public var reportsBackAtOnce: Bool {
         switch self {
         case .resolve, .connect, .reusePooled, .forwardRequest, .pumpRequestBody, .readResponseHead,
-             .forwardResponse, .pumpResponseBody, .spliceBody, .readNextRequest, .readSOCKSMessage, .park,
+             .forwardResponse, .pumpResponseBody, .spliceBody, .readNextRequest, .readSOCKSMessage,
+             .sniffClientInput, .park,
              .flushClient, .countUnreadClientInput, .startTunnel, .spliceTunnel, .relay, .verifyCredentials,
              .lookUpListenerAddress:
             return true
         case .sendToClient, .pauseReading, .resumeReading, .shutWrite, .discardClientInput, .armResponseTimeout,
              .armTimer, .cancelTimer, .recordFirstByte, .recordHostFailure, .releaseUpstream, .abandonUpstream,
-             .consumeClientInput, .reportError, .reportTimeout, .logExchange, .close:
+             .consumeClientInput, .reportError, .reportTransparentMismatch, .reportTimeout, .logExchange, .close:
             return false
         }
     }

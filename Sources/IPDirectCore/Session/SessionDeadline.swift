@@ -9,6 +9,8 @@ public struct SessionDeadline: Sendable, Equatable {
         case clientIdle = "client_idle_timeout"
         /// No bytes in either direction of a tunnel.
         case tunnelIdle = "tunnel_idle_timeout"
+        /// A redirected connection's first bytes have not named where it goes (`[transparent] sniff_timeout`).
+        case sniff = "sniff_timeout"
 
         public var description: String { rawValue }
     }

@@ -14,6 +14,7 @@ extension SessionMachine {
             request = .unparsed(at: now)
             record = ExchangeRecord()
         }
+        if request.frontEnd == .transparent { return refuseTransparent(error, now: now) }
         if request.frontEnd != .http { return refuseSOCKS(error, levels, now: now) }
         let malformed = closing || (error.kind == .httpRequestError && error.status != 403)
         let bodyComplete = requestBodyComplete
@@ -111,6 +112,9 @@ extension SessionMachine {
         switch state {
         case .servingPAC, .authenticating, .resolving, .connecting, .closed:
             return
+        case .sniffing:
+            // Half a conversation cannot be tunnelled: the FIN would have to reach the origin first.
+            return close()
         case .socks:
             return actions.append(.readNextRequest)
         case .forwarding:
@@ -170,7 +174,8 @@ extension SessionMachine {
             case .streamingBody:
                 return close(note: "upstream \(address) \(reason) mid-response")
             }
-        case .readingHead, .parked, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing, .lingering, .closed:
+        case .readingHead, .parked, .sniffing, .servingPAC, .socks, .authenticating, .resolving, .connecting, .flushing,
+             .lingering, .closed:
             return
         }
     }
@@ -237,6 +242,7 @@ extension SessionMachine {
             state = .parked
             return actions.append(.park(idleMillis: millis))
         case .expired(let reason):
+            if reason == .sniff { return sniffTimedOut(now: now) }
             if state.isReadingHead && levels.clientOutput > 0 {
                 // Still delivering the last response: not idle. A client that stopped reading meets the
                 // write timeout instead.

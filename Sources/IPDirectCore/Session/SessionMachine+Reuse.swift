@@ -25,6 +25,7 @@ extension SessionMachine {
         payloads.reopen(keepingHeadsOfAtMost: SessionMachine.maxReusedHeadBytes)
         mayRetryOnFreshConnection = false
         lookupFailure = nil
+        transparent = opening.transparent
         if let parked = opening.parked {
             state = .parked
             deadline = parked.deadline

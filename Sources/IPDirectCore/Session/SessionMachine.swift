@@ -41,6 +41,9 @@ public struct SessionMachine {
     @usableFromInline var mayRetryOnFreshConnection = false
     /// The failed lookup of a request in `connecting` that only a pooled connection can still serve.
     @usableFromInline var lookupFailure: ProxyError?
+    /// Set for a connection redirected to the transparent listener: where it was going, and what its first
+    /// bytes named.
+    public internal(set) var transparent: TransparentConnection?
 
     public init(rules: SessionRules, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
                 draining: Bool = false) {
@@ -102,6 +105,7 @@ public struct SessionMachine {
 
     /// The connection was accepted: the head deadline runs from now.
     public mutating func started(now: Int64) {
+        if transparent != nil { return beginSniffing(now: now) }
         actions.append(deadline.arm(.header, millis: rules.proxy.headerTimeoutMs, now: now))
     }
 
@@ -130,8 +134,9 @@ public struct SessionMachine {
     /// daemon not stopping: parkable once nothing is left to send.
     @inline(__always)
     func waitsForNextRequest(_ levels: BufferLevels) -> Bool {
+        // A transparent connection's machine is never reduced: its original destination would be lost.
         state.isReadingHead && deadline.reason == .clientIdle && levels.clientInput == 0
-            && !clientReadClosed && !draining
+            && !clientReadClosed && !draining && transparent == nil
     }
 
     /// Bytes arrived in `side`'s buffer: what to do with them in this state, if anything. Not for a parked
@@ -145,6 +150,7 @@ public struct SessionMachine {
         // Only the upstream's bytes in forwarding bind a payload: a binding copies the whole state.
         switch state {
         case .readingHead: return side == .client ? .readNextRequest : nil
+        case .sniffing: return side == .client ? .sniffClientInput : nil
         case .socks: return side == .client ? .readSOCKSMessage : nil
         case .forwarding:
             return side == .upstream ? upstreamBytesWhileForwarding() : .pumpRequestBody
@@ -199,6 +205,9 @@ public struct SessionMachine {
         }
         record = ExchangeRecord(bytesFromClient: UInt64(head.headLength))
         actions.append(deadline.cancel())
+        if let connection = transparent {
+            return transparentHeadReceived(head, in: bytes, method: method, connection, bufferedBodyFailure, levels, now: now)
+        }
         switch head.target {
         case .authority(let host, let port):
             request = asked(host: host, port: port, connect: true)
@@ -287,11 +296,14 @@ public struct SessionMachine {
     /// The lookup ended.
     public mutating func resolved(_ result: Result<Resolution, ResolveFailure>, _ levels: BufferLevels,
                                   now: Int64) {
-        guard case .resolving = state, var outbound = state.takeOutbound() else { return }
+        guard case .resolving = state, let outbound = state.takeOutbound() else { return }
         record.resolveMicros = now - record.resolveStartMicros
         record.resolveFinished = true
         switch result {
         case .failure(let failure):
+            if let original = observedOriginal(because: failure.proxyError.details) {
+                return beginConnecting(outbound, toOriginal: original, levels, now: now)
+            }
             // A live pooled connection to an address that works still serves the request when the name
             // cannot be looked up now (every source down past serve_stale).
             if !request.isConnect && !outbound.retriedOnFreshConnection {
@@ -306,19 +318,27 @@ public struct SessionMachine {
             record.cacheAgeMillis = resolution.cache.ageMillis
             switch rules.policy.permittedAddresses(resolution, host: request.host, port: request.port) {
             case .failure(let denied):
+                if let original = observedOriginal(because: denied.details) {
+                    return beginConnecting(outbound, toOriginal: original, levels, now: now)
+                }
                 state = .resolving(outbound)
                 return respond(with: denied, levels, now: now)
-            case .success(let addresses):
-                outbound.firstByteWanted = addresses.count > 1
-                record.connectStartMicros = now
-                payloads.upstream = UpstreamRequest(
-                    scheme: request.scheme, hostKey: request.hostKey, addresses: addresses,
-                    mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection)
-                state = .connecting(outbound)
-                lookupFailure = nil
-                actions.append(.connect)
+            case .success(let permitted):
+                beginConnecting(outbound, to: transparent == nil ? permitted : transparentResolved(permitted), now: now)
             }
         }
+    }
+
+    mutating func beginConnecting(_ outbound: OutboundRequest, to addresses: [IPAddress], now: Int64) {
+        var outbound = outbound
+        outbound.firstByteWanted = addresses.count > 1
+        record.connectStartMicros = now
+        payloads.upstream = UpstreamRequest(
+            scheme: request.scheme, hostKey: request.hostKey, addresses: addresses,
+            mayReusePooled: !request.isConnect && !outbound.retriedOnFreshConnection)
+        state = .connecting(outbound)
+        lookupFailure = nil
+        actions.append(.connect)
     }
 
     /// Every address failed (the error names each attempt).
@@ -362,11 +382,14 @@ public struct SessionMachine {
             record.connectFinished = true
         }
         if request.isConnect {
-            let established = request.frontEnd == .http
-                ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
             record.status = 200
-            record.bytesToClient += UInt64(established.count)
-            sendToClient(established)
+            // A redirected client believes it is talking to the origin already: it is told nothing.
+            if request.frontEnd != .transparent {
+                let established = request.frontEnd == .http
+                    ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
+                record.bytesToClient += UInt64(established.count)
+                sendToClient(established)
+            }
             beginTunnel(link, now: now)
             return true
         }

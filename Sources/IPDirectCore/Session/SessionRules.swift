@@ -25,6 +25,8 @@ public final class SessionRules: Sendable {
     /// `max_pipes` is above 0 when the connection was accepted: bodies and tunnels between plain sockets
     /// may move in the kernel. A reload does not change it under an open connection.
     public let splices: Bool
+    /// `[transparent]`: how redirected connections are sniffed and where they go.
+    public let transparent: TransparentSettings
 
     /// `ownEndpoints`: the listeners bound at startup, which no request may reach (they are not in `config`,
     /// which may say port 0).
@@ -36,6 +38,7 @@ public final class SessionRules: Sendable {
         policy = UpstreamPolicy(allowPrivateUpstreams: config.access.allowPrivateUpstreams,
                                 connectPorts: config.access.connectPorts, ownEndpoints: ownEndpoints)
         splices = config.proxy.maxPipes > 0
+        transparent = config.transparent
     }
 
     // Asked of every request. Calling UpstreamSettings' own methods through `upstream` copied the whole

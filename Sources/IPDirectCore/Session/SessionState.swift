@@ -6,6 +6,9 @@ public enum SessionState: Equatable {
     /// Between requests with nothing buffered either way: the driver holds no buffers, only a watch on the
     /// socket. Waits for the client's next bytes or FIN, or the idle deadline; next: readingHead, or closed.
     case parked
+    /// A connection redirected to the transparent listener: waiting for its first bytes to name where it goes
+    /// (`sniff_timeout`); next: resolving, readingHead (an HTTP request), or closed.
+    case sniffing
     /// A SOCKS client's negotiation (SOCKS5 greeting, credentials, request; or a SOCKS4 request); next:
     /// authenticating, resolving, or a refusal and closing.
     case socks(SOCKSPhase)
@@ -114,6 +117,7 @@ public enum ResponsePhase: Sendable, Equatable {
 public enum SessionPhase: String, Sendable, Equatable, CustomStringConvertible {
     case readingHead = "reading_head"
     case parked
+    case sniffing
     case servingPAC = "serving_pac"
     case socksNegotiation = "socks_negotiation"
     case authenticating
@@ -134,6 +138,7 @@ extension SessionState {
         switch self {
         case .readingHead: return .readingHead
         case .parked: return .parked
+        case .sniffing: return .sniffing
         case .servingPAC: return .servingPAC
         case .socks: return .socksNegotiation
         case .authenticating: return .authenticating
@@ -188,7 +193,7 @@ extension SessionState {
         switch self {
         case .servingPAC, .socks, .authenticating, .resolving, .connecting, .forwarding, .tunneling:
             return true
-        case .readingHead, .parked, .flushing, .lingering, .closed:
+        case .readingHead, .parked, .sniffing, .flushing, .lingering, .closed:
             return false
         }
     }
@@ -197,7 +202,8 @@ extension SessionState {
     var hasUpstreamWork: Bool {
         switch self {
         case .resolving, .connecting, .forwarding, .tunneling: return true
-        case .readingHead, .parked, .servingPAC, .socks, .authenticating, .flushing, .lingering, .closed: return false
+        case .readingHead, .parked, .sniffing, .servingPAC, .socks, .authenticating, .flushing, .lingering, .closed:
+            return false
         }
     }
 }

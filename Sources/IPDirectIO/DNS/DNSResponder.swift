@@ -52,6 +52,11 @@ final class DNSResponder {
                                                 into: UnsafeMutableRawBufferPointer(rebasing: output[..<limit])),
               worker.connectionSettings.clients.permits(client.ip.unmapped) else { return nil }
         worker.metrics.update { $0.dns.countAddressAnswer(tcp: transport == .tcp, ipv6: query.type == DNSType.aaaa) }
+        if let transparent = worker.transparent {
+            transparent.answeredNames.answered(.init(queryFrom: client.ip), HostName.normalized(query.hostName(bytes)),
+                                               with: template.addresses,
+                                               ttlSeconds: Int(template.maxTTLSeconds), now: now)
+        }
         if worker.queryLog.isOn || Logger.writes(settings.queryLogLevel) {
             let addresses = template.addresses
             let name = query.hostName(bytes)
@@ -278,6 +283,9 @@ final class DNSResponder {
             if truncated { metrics.dns.truncated += 1 }
         }
         reply(bytes)
+        if let transparent = worker.transparent {
+            Self.remember(response, for: .init(queryFrom: client.ip), in: transparent.answeredNames, now: started)
+        }
         worker.queryLog.recordListenerQuery(response, client: client, source: source, detail: note, startedMicros: started)
         // The line is built only when the query log's level is written (debug by default): the name's text
         // alone cost about a tenth of a cached answer's instructions.
@@ -286,6 +294,16 @@ final class DNSResponder {
                                                                    transport: transport, truncated: truncated,
                                                                    started: started))
         return bytes
+    }
+
+    /// The names answered with addresses, for redirected connections that name none (transparent mode).
+    private static func remember(_ response: DNSResponseMessage, for asker: AnsweredNames.Asker, in names: AnsweredNames,
+                                 now: Int64) {
+        guard let question = response.question else { return }
+        let records = response.answers.filter { $0.type == DNSType.a || $0.type == DNSType.aaaa }
+        guard let ttl = records.map(\.ttl).min() else { return }
+        let addresses = records.compactMap { IPAddress(bytes: $0.data) }
+        names.answered(asker, HostName.normalized(question.name.description), with: addresses, ttlSeconds: Int(ttl), now: now)
     }
 
     private static func queryLine(_ response: DNSResponseMessage, bytes: [UInt8], type: UInt16, note: String,

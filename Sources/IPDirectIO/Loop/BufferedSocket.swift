@@ -27,6 +27,9 @@ struct BufferedSocket: ~Copyable {
     private var reusable = false
     /// How the socket reads and writes now: a setting asked for again costs nothing.
     private(set) var flow = Flow.libeventDefaults
+    /// The local address of a connection this side made, while transparent mode records them
+    /// (`OwnUpstreamConnections`): it leaves the record when the socket closes.
+    private var recordedLocal: SocketAddress?
 
     private init(raw: OpaquePointer?, readLimit: UnsafeMutablePointer<ipd_read_limit>?, reusable: Bool, flow: Flow) {
         self.raw = raw
@@ -99,16 +102,30 @@ struct BufferedSocket: ~Copyable {
     }
 
     /// A TLS client on the connected socket `fd`, handshaking as soon as the loop runs. It owns `ssl`
-    /// and the socket from now on; when it cannot be made, neither is freed.
-    init?(tlsClientOn fd: Int32, ssl: OpaquePointer, base: EventBase) {
+    /// and the socket from now on, and the record of the connect (`OwnUpstreamConnections`) the plain socket
+    /// handed over with it; when it cannot be made, neither `ssl` nor the socket is freed, and the record is
+    /// dropped.
+    init?(tlsClientOn fd: Int32, ssl: OpaquePointer, base: EventBase, recordedLocal: SocketAddress? = nil) {
         guard let raw = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                                       Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else { return nil }
+                                                       Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            if let recordedLocal { OwnUpstreamConnections.recording?.closed(local: recordedLocal) }
+            return nil
+        }
         self.raw = raw
+        self.recordedLocal = recordedLocal
         buffers = BufferedSocket.buffers(of: raw)
     }
 
     deinit {
+        if let recordedLocal { OwnUpstreamConnections.recording?.closed(local: recordedLocal) }
         if let raw { BufferedSocket.free(raw, readLimit) }
+    }
+
+    /// The connection this side made is no longer ipdirect's own (closed, or its descriptor handed away).
+    private mutating func forgetRecordedConnect() {
+        guard let recordedLocal else { return }
+        OwnUpstreamConnections.recording?.closed(local: recordedLocal)
+        self.recordedLocal = nil
     }
 
     // MARK: - Ownership
@@ -128,8 +145,10 @@ struct BufferedSocket: ~Copyable {
     mutating func take() -> BufferedSocket {
         var moved = BufferedSocket(raw: raw, readLimit: readLimit, reusable: reusable, flow: flow)
         moved.deferredCallback = deferredCallback
+        moved.recordedLocal = recordedLocal
         raw = nil
         readLimit = nil
+        recordedLocal = nil
         return moved
     }
 
@@ -137,6 +156,7 @@ struct BufferedSocket: ~Copyable {
 
     /// Clears the callbacks, then frees the buffers and closes the socket; does nothing when already closed.
     mutating func close() {
+        forgetRecordedConnect()
         guard let raw else { return }
         self.raw = nil
         BufferedSocket.free(raw, readLimit)
@@ -145,6 +165,7 @@ struct BufferedSocket: ~Copyable {
 
     /// Frees the buffers but keeps the socket open, and returns its descriptor.
     mutating func releaseDescriptor() -> Int32 {
+        forgetRecordedConnect()
         guard let raw else { return -1 }
         self.raw = nil
         let fd = bufferevent_getfd(raw)
@@ -153,6 +174,15 @@ struct BufferedSocket: ~Copyable {
         BufferedSocket.free(raw, readLimit)
         readLimit = nil
         return fd
+    }
+
+    /// Like `releaseDescriptor`, for a TLS socket to take the descriptor over: the connection stays recorded
+    /// as ipdirect's own (a redirect of its handshake must still be seen as a loop), and the record goes with
+    /// the descriptor, for `init(tlsClientOn:ssl:base:recordedLocal:)`.
+    mutating func releaseDescriptorToTLS() -> (fd: Int32, recordedLocal: SocketAddress?) {
+        let recorded = recordedLocal
+        recordedLocal = nil
+        return (releaseDescriptor(), recorded)
     }
 
     /// An emptied plain bufferevent on no descriptor, with its read limit and the flow settings it had, kept
@@ -221,8 +251,12 @@ struct BufferedSocket: ~Copyable {
     var ssl: OpaquePointer? { bufferevent_openssl_get_ssl(raw!) }
 
     /// Starts connecting a socket made with -1; false when it failed at once (errno says why).
-    func connect(to address: SocketAddress) -> Bool {
+    mutating func connect(to address: SocketAddress) -> Bool {
         let started = address.withSockaddr { bufferevent_socket_connect(raw!, $0, Int32($1)) } == 0
+        if started, let own = OwnUpstreamConnections.recording, let local = SocketAddress(localOf: fd) {
+            own.opened(local: local, remote: address)
+            recordedLocal = local
+        }
         // Setting the new descriptor gave the read event back to libevent's reader.
         if let limit = readerLimit, !PlainSocketReader.install(on: raw!, sizing: .bulk, limit: limit),
            ipd_read_limit_watch_always(limit) == 0 {

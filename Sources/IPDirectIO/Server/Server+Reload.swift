@@ -20,6 +20,8 @@ extension Server {
         ("proxy.upstream_idle_timeout", { $0.proxy.upstreamIdleTimeoutMs != $1.proxy.upstreamIdleTimeoutMs },
          { $0.proxy.upstreamIdleTimeoutMs = $1.proxy.upstreamIdleTimeoutMs }),
         ("dns.listen", { $0.dns.listen != $1.dns.listen }, { $0.dns.listen = $1.dns.listen }),
+        ("transparent.listen", { $0.transparent.listen != $1.transparent.listen },
+         { $0.transparent.listen = $1.transparent.listen }),
         ("proxy.upstream_max_idle_per_host", { $0.proxy.upstreamMaxIdlePerHost != $1.proxy.upstreamMaxIdlePerHost },
          { $0.proxy.upstreamMaxIdlePerHost = $1.proxy.upstreamMaxIdlePerHost }),
     ]}

@@ -27,6 +27,11 @@ public final class Server {
     let credentials: CredentialService
     /// Background probes of upstream addresses and the network-change watch, on their own thread.
     let prober: AddressProber
+    /// The transparent listener's sockets, one list per worker (the listening sockets live as long as the server).
+    let transparentSockets: [[ListeningSocket]]
+
+    /// The transparent listener's addresses, with the port the kernel chose where the file said 0.
+    var transparentAddresses: [SocketAddress] { transparentSockets[0].map(\.boundAddress) }
     /// The admin listener (`[admin]`), on its own thread; it keeps the configuration it started with.
     let admin: AdminServer
     /// systemd's `NOTIFY_SOCKET`, when there is one.
@@ -57,9 +62,16 @@ public final class Server {
         watchdogPingIntervalMs = environment.watchdogPingIntervalMs
         let count = config.proxy.workers > 0 ? config.proxy.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let handedDNS = environment.handedSockets.filter { $0.name == DNSListenerSockets.handedName }
-        let handedProxy = environment.handedSockets.filter { $0.name != DNSListenerSockets.handedName }
+        let handedTransparent = environment.handedSockets.filter { $0.name == TransparentShared.handedName }
+        let handedProxy = environment.handedSockets.filter {
+            $0.name != DNSListenerSockets.handedName && $0.name != TransparentShared.handedName
+        }
         workerSockets = try Server.listeningSockets(config: config, handed: handedProxy, workers: count)
         dnsSockets = try Server.dnsSockets(config.dns, handed: handedDNS, workers: count)
+        transparentSockets = try Server.transparentSockets(config.transparent, handed: handedTransparent, workers: count)
+        let transparent = transparentSockets[0].isEmpty ? nil : TransparentShared()
+        // Every connect of the process is recorded from now on, so that the loop check sees them all.
+        if let transparent { OwnUpstreamConnections.recording = transparent.ownConnections }
         Server.warnIfOpen(listen: workerSockets[0].map(\.address), access: config.access)
         credentials = try CredentialService(users: try Server.loadUsers(config.access))
         let accessLogFD: Int32?
@@ -78,13 +90,15 @@ public final class Server {
         }
         // Bound before the workers start, so their sessions know every listener that requests must not reach.
         let adminSockets = try Server.bindAdmin(config.admin)
-        let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0])
+        let ownEndpoints = Server.ownEndpoints(proxy: workerSockets[0], admin: adminSockets, dns: dnsSockets[0],
+                                               transparent: transparentSockets[0])
         Logger.info("event=own_endpoints listeners=\"\(ownEndpoints.listeners.map(\.description).joined(separator: ","))\" interface_addresses=\(ownEndpoints.interfaceAddresses.count)")
         let dnsTemplates = dnsListenerOn ? DNSAnswerTemplateStore(slots: config.resolver.cache.maxEntries) : nil
         var workers: [Worker] = []
         for index in 0..<count {
             workers.append(try Worker(index: index, workerCount: count, config: config, ownEndpoints: ownEndpoints, tls: tls,
                                       sockets: workerSockets[index], dnsSockets: dnsSockets[index], dnsTemplates: dnsTemplates,
+                                      transparentSockets: transparentSockets[index], transparent: transparent,
                                       accessLogFD: accessLogFD, gate: gate,
                                       resolverService: resolver, credentialService: credentials, prober: prober))
         }
@@ -170,12 +184,14 @@ public final class Server {
 
     /// Every listener of the daemon, which no request through the proxy may reach, with the machine's
     /// addresses that a wildcard listener answers on. Listeners are bound once (a reload keeps them), so
-    /// only the addresses change, on a network change. A DNS or transparent listener joins here.
-    static func ownEndpoints(proxy: [ListeningSocket], admin: [ListeningSocket], dns: DNSListenerSockets) -> OwnEndpoints {
+    /// only the addresses change, on a network change.
+    static func ownEndpoints(proxy: [ListeningSocket], admin: [ListeningSocket], dns: DNSListenerSockets,
+                             transparent: [ListeningSocket] = []) -> OwnEndpoints {
         var endpoints = OwnEndpoints(interfaceAddresses: interfaceAddresses())
         endpoints.add(.proxy, proxy.map(\.boundAddress))
         endpoints.add(.admin, admin.map(\.boundAddress))
         endpoints.add(.dns, dns.addresses)
+        endpoints.add(.transparent, transparent.map(\.boundAddress))
         return endpoints
     }
 

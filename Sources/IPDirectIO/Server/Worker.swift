@@ -40,7 +40,7 @@ final class Worker {
     /// Silent clients whose connection became a session or closed, for the next ones: about 250 bytes each.
     let spareSilentClients: SpareConnections<SilentClient>
     static let spareSilentClientCapacity = SpareSockets.defaultCapacity
-    private let gate: ConnectionGate
+    let gate: ConnectionGate
     var listeners: [ConnectionAcceptor] = []
     /// The DNS listener's sockets on this loop; nil while `[dns] listen` is empty.
     private(set) var dnsListeners: DNSWorkerListeners?
@@ -57,6 +57,8 @@ final class Worker {
     let metrics = TrafficMetricsCell()
     /// The DNS listener's answer templates, shared by every worker; nil without a DNS listener.
     let dnsTemplates: DNSAnswerTemplateStore?
+    /// What transparent mode's workers share; nil while it is off.
+    let transparent: TransparentShared?
     /// Moves on with every reload and change of interface addresses, each worker's the same after each has
     /// taken the change: answer templates made under other settings are not used.
     var settingsGeneration: UInt64 = 0
@@ -70,12 +72,15 @@ final class Worker {
     static let acceptRetryMillis = 500
 
     init(index: Int, workerCount: Int, config: Config, ownEndpoints: OwnEndpoints, tls: TLSClientContext, sockets: [ListeningSocket],
-         dnsSockets: DNSListenerSockets = DNSListenerSockets(), dnsTemplates: DNSAnswerTemplateStore? = nil, accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
+         dnsSockets: DNSListenerSockets = DNSListenerSockets(), dnsTemplates: DNSAnswerTemplateStore? = nil,
+         transparentSockets: [ListeningSocket] = [], transparent: TransparentShared? = nil,
+         accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
          prober: AddressProber) throws(StartupError) {
         self.index = index
         self.workerCount = workerCount
         queryLog = QueryLogCell(capacity: config.dns.queryLogEntries)
         self.dnsTemplates = dnsTemplates
+        self.transparent = transparent
         pipes = PipePool(limit: config.proxy.pipesPerWorker(workerCount: workerCount), metrics: metrics)
         self.prober = prober
         spareSockets = SpareSockets(base: base)
@@ -95,14 +100,13 @@ final class Worker {
         connectionSettings = Worker.connectionSettings(config, ownEndpoints, tls: tls, resolverService: resolverService,
                                                        credentialService: credentialService, mailbox: mailbox)
         for socket in sockets {
-            guard let listener = ConnectionAcceptor(
-                base: base, listenFD: socket.fd,
-                // Unchecked, as a session's worker: the listeners are the worker's and go with it.
-                accepted: { [unowned(unsafe) self] fd, address in accept(fd: fd, address: address) },
-                failed: { [unowned self] in acceptDidFail() }) else {
-                throw StartupError("cannot watch listener \(socket.address)")
+            // Unchecked, as a session's worker: the listeners are the worker's and go with it.
+            try watch(socket, kind: "listener") { [unowned(unsafe) self] fd, address in accept(fd: fd, address: address) }
+        }
+        for socket in transparentSockets {
+            try watch(socket, kind: "transparent listener") { [unowned(unsafe) self] fd, address in
+                acceptRedirected(fd: fd, address: address)
             }
-            listeners.append(listener)
         }
         if !dnsSockets.datagram.isEmpty || !dnsSockets.stream.isEmpty {
             dnsListeners = try DNSWorkerListeners(worker: self, sockets: dnsSockets)
@@ -139,6 +143,15 @@ final class Worker {
 
     /// EMFILE/ENFILE/ENOMEM leave the connection queued, so the listener would fire again at once:
     /// pause all listeners of this loop briefly.
+    private func watch(_ socket: ListeningSocket, kind: String,
+                       accepted: @escaping (Int32, UnsafeMutablePointer<sockaddr>) -> Void) throws(StartupError) {
+        guard let listener = ConnectionAcceptor(base: base, listenFD: socket.fd, accepted: accepted,
+                                                failed: { [unowned self] in acceptDidFail() }) else {
+            throw StartupError("cannot watch \(kind) \(socket.address)")
+        }
+        listeners.append(listener)
+    }
+
     private func acceptDidFail() {
         let reason = String(cString: strerror(errno))
         Logger.error("worker=\(index) event=accept_failed reason=\"\(reason)\" pause_ms=\(Worker.acceptRetryMillis)")
@@ -149,6 +162,12 @@ final class Worker {
         }
         acceptRetry = retry
         retry.schedule(afterMillis: Worker.acceptRetryMillis)
+    }
+
+    /// A new connection's number, unique in the daemon.
+    func nextSessionID() -> UInt64 {
+        nextSessionNumber += 1
+        return UInt64(index) << 48 | nextSessionNumber
     }
 
     private func accept(fd: Int32, address: UnsafeMutablePointer<sockaddr>?) {
@@ -163,9 +182,8 @@ final class Worker {
             Glibc.close(fd)
             return
         }
-        nextSessionNumber += 1
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
-        startOrAwaitFirstBytes(fd: fd, id: UInt64(index) << 48 | nextSessionNumber, peerAddress: peerAddress)
+        startOrAwaitFirstBytes(fd: fd, id: nextSessionID(), peerAddress: peerAddress)
     }
 
     func sessionEnded(_ session: ClientSession) {

@@ -54,6 +54,8 @@ final class ClientSession: ConnectionSetMember {
     private var holdingWakeup = false
     /// The tunnel gauge counts this connection, until it closes.
     var tunnelCounted = false
+    /// A transparent connection is counted in `ipdirect_transparent_connections_total` at its first exchange.
+    var transparentCounted = false
     var isClosed = false
     var connectionSetSlot = -1
     var parsingInput = false
@@ -117,6 +119,7 @@ final class ClientSession: ConnectionSetMember {
         wakeupTimer = LazyTimer()
         holdingWakeup = false
         tunnelCounted = false
+        transparentCounted = false
         isClosed = false
         connectionSetSlot = -1
         parsingInput = false
@@ -287,6 +290,7 @@ final class ClientSession: ConnectionSetMember {
         case .pumpResponseBody: pumpResponseBody()
         case .spliceBody(let side): spliceBody(from: side, limit: machine.payloads.spliceLimit)
         case .readNextRequest, .readSOCKSMessage: parseClientInput()
+        case .sniffClientInput: sniffClientInput()
         case .park(let idleMillis): worker.park(self, idleMillis: idleMillis)
         case .pauseReading(let side): onSocket(side) { $0.pauseReading() }
         case .resumeReading(let side): onSocket(side) { $0.resumeReading() }
@@ -322,6 +326,7 @@ final class ClientSession: ConnectionSetMember {
         case .reportError:
             guard let error = machine.payloads.error else { return }
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(machine.request.hostPort)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
+        case .reportTransparentMismatch: reportTransparentMismatch()
         case .reportTimeout(let reason):
             Logger.debug("session=\(id) client=\(peer) state=\(machine.phase) event=\(reason)")
         case .logExchange: logExchange()
@@ -369,6 +374,7 @@ final class ClientSession: ConnectionSetMember {
             connectMicros: machine.record.connectFinished ? machine.record.connectMicros : nil,
             firstByteMicros: machine.record.firstByteMicros)
         worker.metrics.update { $0.count(figures) }
+        if let transparent = machine.transparent, !transparentCounted { countTransparent(transparent) }
         guard worker.accessLog.isEnabled else { return }
         let request = machine.request
         let record = machine.record
@@ -379,7 +385,8 @@ final class ClientSession: ConnectionSetMember {
             bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient,
             resolveMicros: record.resolveMicros, connectMicros: record.connectMicros,
             attempts: record.connectAttempts, addressRank: record.addressRank,
-            totalMicros: MonotonicClock.nowMicros() - request.startMicros, note: record.note, user: request.user))
+            totalMicros: MonotonicClock.nowMicros() - request.startMicros, note: record.note, user: request.user,
+            transparent: machine.transparent?.summary))
     }
 
     /// Cancels a lookup or connect in flight and drops the upstream connection (never pooled: its

@@ -16,10 +16,12 @@ extension Worker {
 
     /// A new connection's session on the accepted `fd`, with the settings it was accepted under, counted among
     /// the worker's sessions; nil when no bufferevent can be made for it (the descriptor stays open).
-    func openSession(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings) -> ClientSession? {
+    /// `opening`: nil for a proxy client (`ClientSession.opening(for:peerAddress:worker:)`).
+    func openSession(fd: Int32, id: UInt64, peerAddress: SocketAddress?, configuration: ConnectionSettings,
+                     opening: SessionOpening? = nil) -> ClientSession? {
         guard let client = spareSockets.socket(for: fd, flow: ClientSession.flow(for: configuration)) else { return nil }
         let session = session(id: id, client: client, peerAddress: peerAddress, configuration: configuration,
-                              opening: ClientSession.opening(for: configuration, peerAddress: peerAddress, worker: self))
+                              opening: opening ?? ClientSession.opening(for: configuration, peerAddress: peerAddress, worker: self))
         sessions.insert(session)
         return session
     }

@@ -188,18 +188,18 @@ final class Connector {
     /// Moves the connected socket from the plain buffers to TLS ones, which then own it and the SSL
     /// (closing them frees the SSL and closes the socket).
     private func startHandshake(_ winner: Attempt, tls: (context: TLSClientContext, host: String)) {
-        let fd = winner.socket.releaseDescriptor()
         let ssl: OpaquePointer
         switch tls.context.makeSSL(host: tls.host, port: winner.address.port) {
         case .success(let made): ssl = made
         case .failure(let failure):
-            Glibc.close(fd)
+            winner.socket.close()
             _ = take(winner.index)
             winner.timer.cancel()
             Logger.warning("event=tls_setup_failed host=\(tls.host) address=\(winner.address) reason=\"\(failure)\"")
             return finish(.failure(ConnectFailure(hostPort: hostPort, cause: .tls(failure, host: tls.host, address: winner.address))))
         }
-        guard let secured = BufferedSocket(tlsClientOn: fd, ssl: ssl, base: base) else {
+        let (fd, recordedLocal) = winner.socket.releaseDescriptorToTLS()
+        guard let secured = BufferedSocket(tlsClientOn: fd, ssl: ssl, base: base, recordedLocal: recordedLocal) else {
             SSL_free(ssl)
             Glibc.close(fd)
             _ = take(winner.index)

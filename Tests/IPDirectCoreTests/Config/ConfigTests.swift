@@ -127,7 +127,7 @@ import Testing
         ("[proxy.extra]\nx = 1", 1, "unknown section [proxy.extra]"),
         ("[resolver]\ndoh.url = \"x\"", 2, "unknown section [resolver.doh]"),
         ("[resolver]\nhttpdns.url = \"x\"", 2, "httpdns: write each provider as a [[resolver.httpdns]] table, with double brackets"),
-        ("workers = 4", 1, "unknown key 'workers' outside any section; keys belong in [proxy], [resolver], [hosts], [access], [upstream], [tls], [admin], [pac], [dns]"),
+        ("workers = 4", 1, "unknown key 'workers' outside any section; keys belong in [proxy], [resolver], [hosts], [access], [upstream], [tls], [admin], [pac], [dns], [transparent]"),
         ("proxy = 1", 1, "'proxy' must be a section, written [proxy]"),
         ("[access]\n\"connect ports\" = [1]", 2, "unknown key '\\\"connect ports\\\"' in [access]"),
     ])

@@ -14,6 +14,7 @@ import Testing
             + AdminSettings.configKeys.map { ("admin", $0.name) }
             + PACSettings.configKeys.map { ("pac", $0.name) }
             + DNSSettings.configKeys.map { ("dns", $0.name) }
+            + TransparentSettings.configKeys.map { ("transparent", $0.name) }
             + TLSPinTable.configKeys.map { ("tls.pin", $0.name) }
             + HTTPDNSProviderTable.configKeys.map { ("resolver.httpdns", $0.name) }
     }

@@ -18,6 +18,16 @@ import Testing
                                      totalMicros: 1_250, note: "")
         #expect(record.line == "1970-01-01T00:00:00.000Z client=127.0.0.1:5000 method=GET target=a.test:80 upstream=127.0.0.1:8080 source=hosts cache_age_ms=- status=200 bytes_in=77 bytes_out=1234 resolve_ms=0.0 connect_ms=0.3 attempts=2 rank=2 total_ms=1.3 user=-\n")
     }
+
+    @Test func aRedirectedConnectionSaysWhereItWasGoingAndWhatNamedItsHost() {
+        let connection = TransparentSummary(original: SocketAddress(ip: IPAddress("198.51.100.9")!, port: 443),
+                                            sniffed: .tls, serverName: "origin.test")
+        let record = AccessLogRecord(unixMillis: 0, client: "10.0.0.2:5000", method: "TLS", target: "origin.test:443",
+                                     upstream: "203.0.113.3:443", source: "stub", status: 200, bytesFromClient: 517,
+                                     bytesToClient: 4_000, resolveMicros: 0, connectMicros: 0, totalMicros: 0,
+                                     note: "", transparent: connection)
+        #expect(record.line.hasSuffix(" user=- mode=transparent orig=198.51.100.9:443 sniffed=tls sni=origin.test\n"))
+    }
 }
 
 @Suite struct AccessLogCacheAgeTests {

@@ -59,6 +59,9 @@ import Testing
         second.countExchange(method: "CONNECT", status: 403, bytesFromClient: 1, bytesToClient: 2)
         second.resolveDuration.observe(micros: 700)
         second.countUpstreamFailure(.tlsCertificateError)
+        first.countTransparent(sniffed: .http, outcome: .original)
+        second.countTransparent(sniffed: .http, outcome: .original)
+        second.countTransparent(sniffed: .dns, outcome: .resolved)
         first.add(second)
         #expect(first.requests[.init(method: "GET", status: 200)] == 2)
         #expect(first.requests[.init(method: "CONNECT", status: 403)] == 1)
@@ -68,6 +71,9 @@ import Testing
         #expect(first.resolveDuration.bucketCounts[1] == 2)
         #expect(first.connectFailures == ["connection_refused": 1])
         #expect(first.tlsFailures == ["tls_certificate_error": 1])
+        #expect(first.transparentConnections[.http, .original] == 2)
+        #expect(first.transparentConnections[.dns, .resolved] == 1)
+        #expect(first.transparentConnections.counted.map(\.value) == [2, 1])
     }
 
     @Test func snapshotPageHasOneHelpAndTypePerFamilyAndThePrefixedSeries() {
@@ -75,6 +81,9 @@ import Testing
         traffic.countExchange(method: "GET", status: 200, bytesFromClient: 80, bytesToClient: 900)
         traffic.connectionsActive = 3
         traffic.countUpstreamFailure(.connectionTimeout)
+        traffic.countTransparent(sniffed: .tls, outcome: .resolved)
+        traffic.countTransparent(sniffed: .tls, outcome: .resolved)
+        traffic.countTransparent(sniffed: .none, outcome: .loop)
         var sources = SourceQueryCounters()
         sources.count(.answered, source: "google")
         sources.count(.timeout, source: "google")
@@ -97,6 +106,8 @@ import Testing
         #expect(lines.contains("ipdirect_client_received_bytes_total 80"))
         #expect(lines.contains("ipdirect_client_sent_bytes_total 900"))
         #expect(lines.contains("ipdirect_upstream_connect_failures_total{reason=\"connection_timeout\"} 1"))
+        #expect(lines.contains("ipdirect_transparent_connections_total{sniffed=\"tls\",outcome=\"resolved\"} 2"))
+        #expect(lines.contains("ipdirect_transparent_connections_total{sniffed=\"none\",outcome=\"loop\"} 1"))
         #expect(lines.contains("ipdirect_resolver_queries_total{source=\"google\",outcome=\"answered\"} 1"))
         #expect(lines.contains("ipdirect_resolver_queries_total{source=\"google\",outcome=\"timeout\"} 1"))
         #expect(lines.contains("ipdirect_resolver_cache_hits_total 7"))

@@ -44,6 +44,8 @@ struct SessionScript {
         case socksVersion(UInt8)
         /// These bytes are buffered from a SOCKS client (the script counts what the machine consumes).
         case socksBytes([UInt8])
+        /// A redirected connection's client has sent these bytes so far (all of them, as the driver hands them).
+        case sniffed([UInt8])
         /// The verifier answered for `user`: accepted when `refusal` is nil.
         case credentialsChecked(String, refusal: String?)
         case timer
@@ -61,6 +63,16 @@ struct SessionScript {
     var machine: SessionMachine
     var now = SessionScript.startMicros
     var levels = BufferLevels()
+
+    /// A connection redirected to the transparent listener, on its way to `original`.
+    init(redirectedTo original: SocketAddress, answeredName: String? = nil, clientPermitted: Bool = true,
+         _ configure: (inout Config) -> Void = { _ in }) {
+        var config = Config()
+        configure(&config)
+        machine = SessionMachine(.redirected(rules: SessionRules(config: config, ownEndpoints: OwnEndpoints()),
+                                             clientPermitted: clientPermitted, draining: false,
+                                             TransparentConnection(original: original, answeredName: answeredName)))
+    }
 
     init(draining: Bool = false, clientPermitted: Bool = true, requiresAuthentication: Bool = false,
          ownEndpoints: OwnEndpoints = OwnEndpoints(), _ configure: (inout Config) -> Void = { _ in }) {
@@ -178,6 +190,8 @@ struct SessionScript {
         case .socksVersion(let version): machine.socksStarted(version: version, now: now)
         case .socksBytes(let bytes):
             bytes.withUnsafeBytes { raw in machine.socksReceived(raw, levels, now: now) }
+        case .sniffed(let bytes):
+            bytes.withUnsafeBytes { raw in machine.clientBytesSniffed(raw, levels, now: now) }
         case .credentialsChecked(let user, let refusal):
             machine.credentialsChecked(user: user, refusal: refusal, levels, now: now)
         case .timer: machine.deadlinePassed(levels, now: now)

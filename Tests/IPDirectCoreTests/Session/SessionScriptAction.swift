@@ -10,13 +10,14 @@ extension SessionScript {
         case recordFirstByte(micros: Int64, host: UpstreamHostKey), recordHostFailure(reason: String, host: UpstreamHostKey)
         case verifyCredentials(user: String, password: String), reportError(ProxyError, target: String)
         // Those that are the machine's action as it is:
-        case pumpRequestBody, readResponseHead, pumpResponseBody, readNextRequest, readSOCKSMessage, flushClient
+        case pumpRequestBody, readResponseHead, pumpResponseBody, readNextRequest, readSOCKSMessage, sniffClientInput, flushClient
         case countUnreadClientInput, discardClientInput, startTunnel, spliceTunnel, cancelTimer, abandonUpstream
         case lookUpListenerAddress, logExchange, close
         case spliceBody(from: SessionSide, limit: UInt64?), park(idleMillis: Int), relay(from: SessionSide)
         case pauseReading(SessionSide), resumeReading(SessionSide), shutWrite(SessionSide)
         case armResponseTimeout(millis: Int), armTimer(millis: Int), releaseUpstream(reusable: Bool)
         case consumeClientInput(Int), reportTimeout(SessionDeadline.Reason)
+        case reportTransparentMismatch(answer: [IPAddress])
 
         /// `action` as `machine` would have the driver perform it now.
         init(_ action: SessionAction, of machine: SessionMachine) {
@@ -36,6 +37,7 @@ extension SessionScript {
             case .spliceBody(let side): self = .spliceBody(from: side, limit: payloads.spliceLimit)
             case .readNextRequest: self = .readNextRequest
             case .readSOCKSMessage: self = .readSOCKSMessage
+            case .sniffClientInput: self = .sniffClientInput
             case .park(let millis): self = .park(idleMillis: millis)
             case .pauseReading(let side): self = .pauseReading(side)
             case .resumeReading(let side): self = .resumeReading(side)
@@ -62,6 +64,7 @@ extension SessionScript {
                 guard let error = payloads.error else { fatalError("reportError without an error") }
                 self = .reportError(error, target: machine.request.hostPort)
             case .reportTimeout(let reason): self = .reportTimeout(reason)
+            case .reportTransparentMismatch: self = .reportTransparentMismatch(answer: machine.transparent?.answer ?? [])
             case .logExchange: self = .logExchange
             case .close: self = .close
             }
