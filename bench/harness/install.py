@@ -16,6 +16,8 @@ RESOLVER_PACKAGES = ["unbound", "dnsmasq-base"]
 DNS_PACKAGES = ["dnsperf", "unbound", "dnsmasq-base"]
 # The scheduling scenario's network namespace (ip, from iproute2) and its blackhole rule (nft).
 SCHEDULING_PACKAGES = ["iproute2", "nftables"]
+# The transparent table: its namespaces and rules, and the counted runs of both ways.
+TRANSPARENT_PACKAGES = ["iproute2", "nftables", "valgrind", "strace"]
 # invoke-rc.d and deb-systemd-invoke ask this script whether a package may start its service;
 # exit status 101 means "no" (policy-rc.d interface, /usr/share/doc/init-system-helpers/README.policy-rc.d).
 POLICY_RC_PATH = "/usr/sbin/policy-rc.d"
