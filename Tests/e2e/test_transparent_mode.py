@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from harness.ipdirect_proxy import ipdirect_binary
-from harness.transparent_network import (BANNER, BANNER_PORT, CLIENT_ADDRESS, GATEWAY_CLIENT_SIDE, HIJACKED, ORIGIN_NAME,
-                                         RAW_PORT, RIGHT, SNIFF_TIMEOUT_SECONDS, TransparentNetwork,
-                                         transparent_available)
+from harness.transparent_network import (BANNER, BANNER_PORT, CLIENT_ADDRESS, CLIENT_ADDRESS6, GATEWAY_CLIENT_SIDE,
+                                         HIJACKED, HIJACKED6, ORIGIN6_NAME, ORIGIN_NAME, RAW_PORT, RIGHT, RIGHT6,
+                                         SNIFF_TIMEOUT_SECONDS, TransparentNetwork, transparent_available)
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 UNIT = REPOSITORY / "systemd" / "ipdirect-transparent.service"
@@ -92,6 +92,15 @@ def test_https_to_a_hijacked_address_reaches_the_httpdns_address_with_the_certif
     events = network.ipdirect.stderr_since_mark()
     assert re.search(rf"event=transparent_mismatch name={ORIGIN_NAME} sniffed=tls orig={HIJACKED}:443 answer={RIGHT} ",
                      events), events
+
+
+def test_an_ipv6_connection_reads_its_ipv6_original_destination_and_reaches_the_httpdns_address(network):
+    fetched = network.curl(f"https://{ORIGIN6_NAME}/", extra=("-6",))
+    assert fetched.returncode == 0, fetched.stderr
+    assert fetched.stdout.startswith(f"right6 sni={ORIGIN6_NAME}"), fetched.stdout
+    line = access_line(network, f" target={ORIGIN6_NAME}:443 ")
+    assert f" client=[{CLIENT_ADDRESS6}]:" in line and f" orig=[{HIJACKED6}]:443 " in line, line
+    assert f" upstream=[{RIGHT6}]:443 " in line, line
 
 
 def test_plain_http_goes_to_its_hosts_httpdns_address(network):

@@ -7,7 +7,9 @@ nftables table `ipdirect nft-rules` prints, to origins in a third. Nothing leave
 
 The client's own hosts file sends origin.test to the hijacked address; the stub answers the right one. nginx
 serves both addresses on 80 and 443 (one certificate for origin.test, so a client verifies either), raw sinks
-on RAW_PORT record the bytes they receive, and a banner server on BANNER_PORT speaks first.
+on RAW_PORT record the bytes they receive, and a banner server on BANNER_PORT speaks first. The same over
+IPv6 for origin6.test: the links carry fd00:250:1::/64 and fd00:250:9::/64, the origins 2001:db8:113::3
+("right6") and 2001:db8:113::9 ("wrong6").
 """
 
 import os
@@ -35,6 +37,13 @@ ORIGIN_LINK = "10.250.9.2"
 RIGHT = "203.0.113.3"
 HIJACKED = "203.0.113.9"
 ORIGIN_NAME = "origin.test"
+CLIENT_ADDRESS6 = "fd00:250:1::2"
+GATEWAY_CLIENT_SIDE6 = "fd00:250:1::1"
+GATEWAY_ORIGIN_SIDE6 = "fd00:250:9::1"
+ORIGIN_LINK6 = "fd00:250:9::2"
+RIGHT6 = "2001:db8:113::3"
+HIJACKED6 = "2001:db8:113::9"
+ORIGIN6_NAME = "origin6.test"
 RAW_PORT = 4443
 BANNER_PORT = 2525
 BANNER = b"220 banner.test ESMTP\r\n"
@@ -141,25 +150,34 @@ class TransparentNetwork:
     def _make_namespaces(self) -> None:
         self.client = NetworkNamespace.create(addresses=(), prefix="ipdtc")
         self.gateway = NetworkNamespace.create(addresses=(), prefix="ipdtg")
-        self.origins = NetworkNamespace.create(addresses=(RIGHT, HIJACKED), prefix="ipdto")
+        self.origins = NetworkNamespace.create(addresses=(RIGHT, HIJACKED, RIGHT6, HIJACKED6), prefix="ipdto")
         tag = f"{os.getpid() % 10000}{len(self.links)}"
         self.client_interface = f"tpg{tag}c"
-        self._link(self.client, f"tpc{tag}", CLIENT_ADDRESS, self.gateway, self.client_interface, GATEWAY_CLIENT_SIDE, 24)
-        self._link(self.origins, f"tpo{tag}", ORIGIN_LINK, self.gateway, f"tpg{tag}o", GATEWAY_ORIGIN_SIDE, 30)
+        self._link(self.client, f"tpc{tag}", (CLIENT_ADDRESS, CLIENT_ADDRESS6), self.gateway, self.client_interface,
+                   (GATEWAY_CLIENT_SIDE, GATEWAY_CLIENT_SIDE6), 24)
+        self._link(self.origins, f"tpo{tag}", (ORIGIN_LINK, ORIGIN_LINK6), self.gateway, f"tpg{tag}o",
+                   (GATEWAY_ORIGIN_SIDE, GATEWAY_ORIGIN_SIDE6), 30)
         self.client.run(["ip", "route", "add", "default", "via", GATEWAY_CLIENT_SIDE])
+        self.client.run(["ip", "-6", "route", "add", "default", "via", GATEWAY_CLIENT_SIDE6])
         self.origins.run(["ip", "route", "add", "default", "via", GATEWAY_ORIGIN_SIDE])
+        self.origins.run(["ip", "-6", "route", "add", "default", "via", GATEWAY_ORIGIN_SIDE6])
         self.gateway.run(["ip", "route", "add", "203.0.113.0/24", "via", ORIGIN_LINK])
+        self.gateway.run(["ip", "-6", "route", "add", "2001:db8:113::/64", "via", ORIGIN_LINK6])
         self.gateway.run(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"])
-        self._hosts_file(self.client, f"127.0.0.1 localhost\n{HIJACKED} {ORIGIN_NAME}\n")
+        self.gateway.run(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"])
+        self._hosts_file(self.client, f"127.0.0.1 localhost\n{HIJACKED} {ORIGIN_NAME}\n{HIJACKED6} {ORIGIN6_NAME}\n")
         self._hosts_file(self.gateway, f"127.0.0.1 localhost\n{HIJACKED} {ORIGIN_NAME}\n")
 
-    def _link(self, first: NetworkNamespace, first_end: str, first_address: str, second: NetworkNamespace,
-              second_end: str, second_address: str, prefix: int) -> None:
+    def _link(self, first: NetworkNamespace, first_end: str, first_addresses: tuple[str, str], second: NetworkNamespace,
+              second_end: str, second_addresses: tuple[str, str], prefix: int) -> None:
+        """A veth pair with an IPv4 address (/`prefix`) and an IPv6 one (/64, no duplicate detection to wait
+        for) on each end."""
         subprocess.run(["ip", "link", "add", first_end, "netns", first.name, "type", "veth", "peer", "name",
                         second_end, "netns", second.name], check=True, capture_output=True)
         self.links.append(first_end)
-        for namespace, end, address in ((first, first_end, first_address), (second, second_end, second_address)):
-            namespace.run(["ip", "addr", "add", f"{address}/{prefix}", "dev", end])
+        for namespace, end, (v4, v6) in ((first, first_end, first_addresses), (second, second_end, second_addresses)):
+            namespace.run(["ip", "addr", "add", f"{v4}/{prefix}", "dev", end])
+            namespace.run(["ip", "-6", "addr", "add", f"{v6}/64", "dev", end, "nodad"])
             namespace.run(["ip", "link", "set", end, "up"])
 
     @staticmethod
@@ -174,28 +192,30 @@ class TransparentNetwork:
         for subdirectory in ("logs", "tmp"):
             (prefix / subdirectory).mkdir(parents=True, exist_ok=True)
         pair = self.certificates.issue(prefix, "origin", ORIGIN_NAME)
+        pair6 = self.certificates.issue(prefix, "origin6", ORIGIN6_NAME)
         config = prefix / "nginx.conf"
-        config.write_text(self._nginx_config(prefix, pair))
+        config.write_text(self._nginx_config(prefix, pair, pair6))
         self.nginx = ManagedProcess("nginx-origins", self.origins.command(
             ["nginx", "-p", str(prefix), "-c", str(config), "-e", str(prefix / "logs" / "error.log")]), prefix / "logs")
         self.nginx.start()
         with self.origins.entered():
             self.nginx.wait_for_port(RIGHT, 443)
             self.nginx.wait_for_port(HIJACKED, 80)
+            self.nginx.wait_for_port(RIGHT6, 443)
         for address in (RIGHT, HIJACKED):
             self.raw_sinks[address] = RawSink(self.origins, address, RAW_PORT)
         self.servers.append(BannerServer(self.origins, HIJACKED, BANNER_PORT))
 
     @staticmethod
-    def _nginx_config(prefix: Path, pair) -> str:
-        def server(address: str, label: str) -> str:
+    def _nginx_config(prefix: Path, pair, pair6) -> str:
+        def server(address: str, label: str, name: str = ORIGIN_NAME, certificate=pair) -> str:
             return f"""
     server {{ listen {address}:80; location / {{ return 200 "{label} host=$host\\n"; }} }}
     server {{
         listen {address}:443 ssl;
-        server_name {ORIGIN_NAME};
-        ssl_certificate {pair.chain};
-        ssl_certificate_key {pair.key};
+        server_name {name};
+        ssl_certificate {certificate.chain};
+        ssl_certificate_key {certificate.key};
         location / {{ return 200 "{label} sni=$ssl_server_name\\n"; }}
     }}"""
         temp = prefix / "tmp"
@@ -216,6 +236,8 @@ http {{
     default_type text/plain;
 {server(RIGHT, "right")}
 {server(HIJACKED, "wrong")}
+{server(f"[{RIGHT6}]", "right6", ORIGIN6_NAME, pair6)}
+{server(f"[{HIJACKED6}]", "wrong6", ORIGIN6_NAME, pair6)}
 }}
 """
 
@@ -224,6 +246,7 @@ http {{
             self.stub = HttpdnsStub({})
         self.stub.start()
         self.stub.set_record(ORIGIN_NAME, a=(RIGHT,), ttl=60)
+        self.stub.set_record(ORIGIN6_NAME, aaaa=(RIGHT6,), ttl=60)
 
     # ipdirect and its rules ------------------------------------------------------------------------------------
     def start_ipdirect(self, exempt_user: str, mode: str = "override") -> None:
@@ -235,7 +258,7 @@ http {{
 [dns]
 listen = ["0.0.0.0:{self.dns_port}"]
 [transparent]
-listen = ["0.0.0.0:{self.transparent_port}"]
+listen = ["0.0.0.0:{self.transparent_port}", "[::]:{self.transparent_port}"]
 ports = [80, 443, {RAW_PORT}, {BANNER_PORT}]
 sniff_timeout = {SNIFF_TIMEOUT_SECONDS}
 mode = "{mode}"
