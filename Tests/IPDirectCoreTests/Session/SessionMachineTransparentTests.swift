@@ -180,6 +180,13 @@ import Testing
         #expect(script.machine.phase == .readingHead)
     }
 
+    @Test func whileSniffingTheClientsBytesAreSniffedAndNothingElseIsRead() {
+        var script = SessionScript(redirectedTo: Self.hijacked)
+        _ = script.run([.start])
+        #expect(script.machine.bytesArrived(from: .client) == .sniffClientInput)
+        #expect(script.machine.bytesArrived(from: .upstream) == nil)
+    }
+
     @Test func aFINBeforeTheFirstBytesNameAnythingCloses() {
         var script = SessionScript(redirectedTo: Self.hijacked)
         #expect(script.all([.start, .clientFIN]).closes)
