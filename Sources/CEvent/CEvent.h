@@ -47,6 +47,9 @@ int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int ipd_accept_nonblocking(int fd, struct sockaddr *address, socklen_t *length) {
     return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+/* prctl(2) is variadic. PR_SET_NAME names the calling thread (15 bytes are kept). */
+#include <sys/prctl.h>
+static inline int ipd_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 /* recvmmsg(2) and sendmmsg(2) and their struct mmsghdr are declared only under _GNU_SOURCE as well: the
  * same layout under another name, and the system calls themselves. */
 #include <sys/syscall.h>

@@ -49,7 +49,7 @@ final class CredentialService: Sendable {
         state = Mutex(CredentialState(users: users, queue: LoginQueue(settings: queue, throttle: throttle)))
         self.clock = clock
         digester = try CredentialDigester()
-        loop = try ServiceLoop { _, _ in CryptWorkspace() }
+        loop = try ServiceLoop(named: "crypt") { _, _ in CryptWorkspace() }
     }
 
     /// Starts the crypt thread.

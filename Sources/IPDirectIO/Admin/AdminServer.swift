@@ -41,7 +41,7 @@ final class AdminServer {
         self.health = health
         self.registry = registry
         service = resolverService
-        loop = try ServiceLoop { _, _ in }
+        loop = try ServiceLoop(named: "admin") { _, _ in }
         resolver = ResolverChain(settings: config.resolver, hosts: config.hosts, service: resolverService, mailbox: loop.mailbox)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for socket in sockets {

@@ -21,8 +21,12 @@ final class ServiceLoop<Owned>: @unchecked Sendable {
     /// The running loop thread's `pthread_self()`, 0 before it runs.
     private let loopThread = Atomic<UInt>(0)
 
+    /// The loop thread's name.
+    private let name: String
+
     /// `make` builds `Owned` on the new event base; it runs on the calling thread, before the loop runs.
-    init(_ make: (EventBase, LoopMailbox) throws(StartupError) -> Owned) throws(StartupError) {
+    init(named name: String, _ make: (EventBase, LoopMailbox) throws(StartupError) -> Owned) throws(StartupError) {
+        self.name = name
         base = EventBase()
         mailbox = try LoopMailbox(base: base)
         owned = try make(base, mailbox)
@@ -33,7 +37,7 @@ final class ServiceLoop<Owned>: @unchecked Sendable {
     func start(setup: @escaping (Owned) -> Void = { _ in }) {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = LoopThread.start { [self] in
+            thread = LoopThread.start(named: name) { [self] in
                 loopThread.store(pthread_self(), ordering: .releasing)
                 setup(owned)
                 base.dispatch()

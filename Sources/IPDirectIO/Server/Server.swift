@@ -120,7 +120,7 @@ public final class Server {
         credentials.start()
         var threads: [pthread_t] = []
         for worker in workers {
-            threads.append(LoopThread.start { worker.run() })
+            threads.append(LoopThread.start(named: "worker-\(worker.index)") { worker.run() })
         }
         let addresses = listenAddresses.map(\.description).joined(separator: ",")
         admin.start()

@@ -17,7 +17,7 @@ final class AddressProber: Sendable {
     init(health: UpstreamHealth, config: Config) throws(StartupError) {
         self.health = health
         rules = Mutex((config.upstream.probeRules, config.access.allowPrivateUpstreams))
-        loop = try ServiceLoop { base, _ in
+        loop = try ServiceLoop(named: "prober") { base, _ in
             ProbeRunner(base: base, health: health, connectTimeoutMillis: config.proxy.connectTimeoutMs)
         }
     }

@@ -20,13 +20,30 @@ import Testing
     private static func makeLoop() throws -> (ServiceLoop<Journal>, Journal) {
         weak var made: ServiceLoop<Journal>?
         var journal: Journal?
-        let loop = try ServiceLoop { _, _ in
+        let loop = try ServiceLoop(named: "test-loop") { _, _ in
             let created = Journal { made }
             journal = created
             return created
         }
         made = loop
         return (loop, journal!)
+    }
+
+    @Test func theLoopThreadCarriesItsName() throws {
+        let (loop, journal) = try Self.makeLoop()
+        loop.start { $0.note(Self.currentThreadName()) }
+        #expect(loop.stop { _ in })
+        #expect(journal.entries == ["test-loop"])
+    }
+
+    /// The calling thread's name as the kernel keeps it (/proc/thread-self/comm, without its line feed).
+    private static func currentThreadName() -> String {
+        let fd = open("/proc/thread-self/comm", O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return String(decoding: bytes.prefix(max(0, count)).filter { $0 != 0x0A }, as: UTF8.self)
     }
 
     @Test func setupRunsBeforeWorkPostedEarlierAndTeardownAfterAllPostedWork() throws {
@@ -66,7 +83,7 @@ import Testing
         let testThread = pthread_self()
         var ranOnTestThread = false
         loop.start()
-        let poster = LoopThread.start {
+        let poster = LoopThread.start(named: "poster") {
             for number in 0..<100 {
                 loop.post { journal in
                     if pthread_equal(pthread_self(), testThread) != 0 { ranOnTestThread = true }

@@ -39,7 +39,7 @@ import Testing
         let context = try TLSClientContext(trust: TrustStore(caFile: nil, caPath: nil))
         let session = TLSClientContextTests.resumableSession()
         var kept = false
-        let learner = LoopThread.start {
+        let learner = LoopThread.start(named: "learner") {
             guard case .success(let ssl) = context.makeSSL(host: "a.test", port: 443) else { return }
             kept = TLSClientContextTests.sessionArrives(session, on: ssl)
             SSL_free(ssl)

@@ -10,7 +10,7 @@ import Testing
     /// Stores `sessionsPerThread` sessions under distinct keys from each of `threads` threads at once.
     static func storeConcurrently(into cache: TLSSessionCache) {
         let started = (0..<threads).map { thread in
-            LoopThread.start {
+            LoopThread.start(named: "session-user") {
                 for index in 0..<sessionsPerThread {
                     cache.store(SSL_SESSION_new()!, for: "host-\(thread)-\(index).test:443")
                 }

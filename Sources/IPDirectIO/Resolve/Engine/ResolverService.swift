@@ -24,7 +24,7 @@ final class ResolverService: Sendable {
         self.answerStored = answerStored
         let store = settings.cacheFile.map { CacheFileStore(path: $0, writable: persistCache) }
         cacheStore = store
-        loop = try ServiceLoop { (base, mailbox) throws(StartupError) in
+        loop = try ServiceLoop(named: "resolver") { (base, mailbox) throws(StartupError) in
             let retired = RetiredEngines(mailbox: mailbox)
             let engine = try ResolverEngine(base: base, config: config, trust: trust, cacheStore: store,
                                             links: ResolverService.links(state, answerStored, retired))
