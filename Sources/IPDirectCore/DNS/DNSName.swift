@@ -63,6 +63,13 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
         return bytes
     }
 
+    /// The name as the query log shows it: the host name when it is one, else what dig prints without the
+    /// final dot, so a query for a name no host has is still seen for what it asked.
+    public var displayName: String {
+        if let hostName { return hostName }
+        return labels.isEmpty ? "." : String(description.dropLast())
+    }
+
     /// Lower case, escaped where a label holds a dot or an unprintable octet (`\.`, `\DDD`), with a
     /// trailing dot: as dig prints a name.
     public var description: String {

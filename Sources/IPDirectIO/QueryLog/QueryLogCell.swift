@@ -38,7 +38,7 @@ final class QueryLogCell: Sendable {
         let addresses = response.answers.compactMap { record -> IPAddress? in
             record.type == DNSType.a || record.type == DNSType.aaaa ? IPAddress(bytes: record.data) : nil
         }
-        recordDNS(name: response.question?.name.hostName ?? "-", type: response.question?.type ?? 0, source: source,
+        recordDNS(name: response.question?.name.displayName ?? "-", type: response.question?.type ?? 0, source: source,
                   rcode: response.rcode, detail: detail, addresses: addresses, client: client, startedMicros: startedMicros)
     }
 

@@ -135,4 +135,10 @@ import Testing
         #expect(DNSName(labels: [[0x61, 0x00], Array("test".utf8)]).description == "a\\000.test.")
         #expect(DNSName.root.description == ".")
     }
+
+    @Test func theQueryLogShowsANameNoHostHasAsDigPrintsIt() {
+        #expect(DNSName("WWW.Example.TEST.")?.displayName == "www.example.test")
+        #expect(DNSName("<IMG src=x onerror=alert(1)>.test")?.displayName == "<img\\032src=x\\032onerror=alert(1)>.test")
+        #expect(DNSName(labels: [Array("a.b".utf8), Array("test".utf8)]).displayName == "a\\.b.test")
+    }
 }
