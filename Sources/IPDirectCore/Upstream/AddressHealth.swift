@@ -63,6 +63,8 @@ public struct HostAddressHealth: Sendable, Equatable {
     public var avoidedUntilMicros: Int64?
     public var consecutiveFailures = 0
     public var lastError: String?
+    /// Races for this host this address won: the connection it started came first.
+    public var raceWins: UInt64 = 0
 
     public init() {}
 }

@@ -11,6 +11,9 @@ struct HostBalanceState: Sendable {
     var lastUsedMicros: Int64
     /// First-byte latency and host-only failures, for the addresses of the current answer.
     var addresses: [SocketAddress: HostAddressHealth] = [:]
+    /// When a plan last found the host's addresses changed from the plan before (a new answer, a hijack
+    /// ending or starting); nil while they have stayed what they first were.
+    var answerChangedMicros: Int64?
 
     init(mode: BalanceMode, lastOrder: [SocketAddress] = [], lastUsedMicros: Int64) {
         self.mode = mode
@@ -35,6 +38,7 @@ struct HostBalanceState: Sendable {
         lastUsedMicros = now
         turn &+= 1
         if lastOrder.count != 1 || lastOrder[0] != only {
+            if !lastOrder.isEmpty { answerChangedMicros = now }
             lastOrder = [only]
             keepOnly(lastOrder)
         }
@@ -62,7 +66,10 @@ extension AddressHealthTable {
             unique.append(address)
             touch(address, now: now, stamp: true)
         }
-        if state.lastOrder.count != unique.count || !unique.allSatisfy(state.lastOrder.contains) { state.keepOnly(unique) }
+        if state.lastOrder.count != unique.count || !unique.allSatisfy(state.lastOrder.contains) {
+            if !state.lastOrder.isEmpty { state.answerChangedMicros = now }
+            state.keepOnly(unique)
+        }
         let until = unique.map { skippedUntil($0, state: state, now: now) }
         let healthy = zip(unique, until).filter { $0.1 == nil }.map(\.0)
         let skipped = zip(unique, until).compactMap { pair in pair.1.map { (pair.0, $0) } }.sorted { $0.1 < $1.1 }.map(\.0)

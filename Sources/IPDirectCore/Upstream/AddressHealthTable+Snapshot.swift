@@ -33,6 +33,7 @@ extension AddressHealthTable {
                 ("host", JSONText.quoted(key.host)),
                 ("port", String(key.port)),
                 ("balance", JSONText.quoted(state.mode.rawValue)),
+                ("answer_changed_s", state.answerChangedMicros.map { String(max(0, now - $0) / 1_000_000) } ?? "null"),
                 ("addresses", JSONText.array(state.lastOrder.enumerated().map {
                     addressJSON($0.element, rank: $0.offset + 1, host: key, state: state, now: now)
                 })),
@@ -66,6 +67,7 @@ extension AddressHealthTable {
             ("first_byte_ms", millis(onHost?.firstByte?.cost)),
             ("successes", String(entry?.successes ?? 0)),
             ("failures", String(entry?.failures ?? 0)),
+            ("race_wins", String(onHost?.raceWins ?? 0)),
             ("quarantined_until_ms", until.map { String(max(0, ($0 - now) / 1000)) } ?? "null"),
             ("last_error", lastError.map(JSONText.quoted) ?? "null"),
         ])

@@ -57,6 +57,12 @@ public struct AddressHealthTable: Sendable {
         }
     }
 
+    /// A race of `host`'s addresses was won by `address`.
+    public mutating func recordRaceWin(_ address: SocketAddress, for host: UpstreamHostKey) {
+        guard let slot = hosts.index(forKey: host) else { return }
+        hosts.values[slot].update(address) { $0.raceWins += 1 }
+    }
+
     /// Mutates a stored entry where it lies (no copy of the entry in and out of the dictionary).
     @discardableResult
     static func update<Result>(_ entry: inout AddressHealth, _ change: (inout AddressHealth) -> Result) -> Result {

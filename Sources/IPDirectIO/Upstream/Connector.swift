@@ -117,7 +117,7 @@ final class Connector {
                 delayTimer.cancel()
                 guard let winner = running.first(where: { $0.index == index }) else { continue }
                 winnerRank = index + 1
-                health?.recordWin(position: index + 1)
+                health?.recordWin(position: index + 1, address: winner.address, host: hostKey)
                 won(winner)
             case .lost:
                 delayTimer.cancel()

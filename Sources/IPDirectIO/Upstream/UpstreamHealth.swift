@@ -112,8 +112,12 @@ final class UpstreamHealth: Sendable {
         state.withLock { $0.table.recordUsed(address, for: host) }
     }
 
-    func recordWin(position: Int) {
-        state.withLock { $0.counters.countWin(position: position) }
+    /// `address`, `position` in the plan's order, won a race of `host`'s addresses.
+    func recordWin(position: Int, address: SocketAddress, host: UpstreamHostKey?) {
+        state.withLock { state in
+            state.counters.countWin(position: position)
+            if let host { state.table.recordRaceWin(address, for: host) }
+        }
     }
 
     func recordFirstByte(_ address: SocketAddress, for host: UpstreamHostKey, micros: Int64) {

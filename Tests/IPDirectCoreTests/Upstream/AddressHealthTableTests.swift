@@ -331,9 +331,35 @@ import Testing
         _ = table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 0)
         table.recordFirstByte(Self.b, for: Self.host, micros: 2_000, now: 0)
         let json = table.upstreamsJSON(now: 0)
-        #expect(json.contains(#""host":"multi.test","port":80,"balance":"fastest""#))
+        #expect(json.contains(#""host":"multi.test","port":80,"balance":"fastest","answer_changed_s":null"#))
         #expect(json.contains(#""address":"192.0.2.2","port":80,"rank":1,"state":"healthy","score_ms":3.500,"connect_ms":1.500,"first_byte_ms":2.000"#))
         #expect(json.contains(#""address":"192.0.2.1","port":80,"rank":2,"state":"quarantined""#))
         #expect(json.contains(#""quarantined_until_ms":10000,"last_error":"refused""#))
+    }
+
+    @Test func upstreamsJSONCountsEachAddresssRaceWinsForItsHost() {
+        var table = Self.table()
+        _ = table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 0)
+        table.recordRaceWin(Self.b, for: Self.host)
+        table.recordRaceWin(Self.b, for: Self.host)
+        table.recordRaceWin(Self.a, for: Self.otherHost)
+        let json = table.upstreamsJSON(now: 0)
+        #expect(json.contains(#""address":"192.0.2.2","port":80,"rank":2"#) || json.contains(#""address":"192.0.2.2","port":80,"rank":1"#))
+        #expect(json.contains(#""failures":0,"race_wins":2,"quarantined_until_ms":null,"last_error":null}"#))
+        #expect(json.contains(#""failures":0,"race_wins":0,"#))
+        #expect(table.health(of: Self.b, for: Self.host)?.raceWins == 2)
+        #expect(table.health(of: Self.a, for: Self.otherHost) == nil)
+    }
+
+    @Test func aHostWhoseAnswerChangedSaysHowLongAgo() {
+        var table = Self.table()
+        _ = table.plan(for: Self.host, candidates: [Self.a, Self.b], mode: .fastest, now: 0)
+        _ = table.plan(for: Self.host, candidates: [Self.b, Self.a], mode: .fastest, now: Self.second)
+        #expect(table.upstreamsJSON(now: 2 * Self.second).contains(#""answer_changed_s":null"#))
+        _ = table.plan(for: Self.host, candidates: [Self.c, Self.a], mode: .fastest, now: 3 * Self.second)
+        #expect(table.upstreamsJSON(now: 10 * Self.second).contains(#""answer_changed_s":7,"#))
+        _ = table.plan(for: Self.otherHost, only: Self.a, mode: .fastest, now: 11 * Self.second)
+        _ = table.plan(for: Self.otherHost, only: Self.b, mode: .fastest, now: 12 * Self.second)
+        #expect(table.upstreamsJSON(now: 12 * Self.second).contains(#""host":"other.test","port":80,"balance":"fastest","answer_changed_s":0,"#))
     }
 }
