@@ -146,6 +146,9 @@ class Environment:
         `wrapper` is a command that runs the binary, such as valgrind and its options."""
         port = free_port()
         name = f"ipdirect-{variant}" if variant else "ipdirect"
+        values.setdefault("ADMIN_LISTEN", "[]")
+        values.setdefault("IPDIRECT_MAX_CONNECTIONS", 10_000)
+        values.setdefault("IPDIRECT_HEADER_TIMEOUT", 10)
         config = self.ipdirect_config(name, template, IPDIRECT_PORT=port,
                                       UPSTREAM_MAX_IDLE_PER_HOST=upstream_max_idle_per_host, ACCESS_LOG=access_log,
                                       **values)

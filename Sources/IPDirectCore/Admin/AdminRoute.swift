@@ -15,6 +15,16 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     case resolve(name: String, family: AddressFamily)
     /// `GET /queries[?limit=N]`: the newest lookups of the DNS listener and the proxy, newest first.
     case queries(limit: Int?)
+    /// `GET /connections[?limit=N]`: the newest client connections of every worker, and counts of all.
+    case connections(limit: Int?)
+    /// `POST /connections/close?id=ID`: close one client connection (and its upstream).
+    case closeConnection(id: UInt64)
+    /// `GET /ui`, `GET /ui/VIEW`: the dashboard's page for a view.
+    case dashboard(DashboardView)
+    /// `GET /ui/app.js`, `GET /ui/app.css`: what every view's page loads.
+    case dashboardAsset(DashboardAsset)
+    /// A dashboard path that names no view, or a view asked with a query: an HTML page that says so.
+    case dashboardError(status: Int, reason: String)
     /// A path the admin API does not have.
     case notFound(path: String)
     /// A path it has, asked with a method it does not take there; `allowed` goes in the `Allow` field.
@@ -29,6 +39,11 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case .cacheDump: return "cache"
         case .upstreams: return "upstreams"
         case .queries(let limit): return "queries limit=\(limit.map(String.init) ?? "*")"
+        case .connections(let limit): return "connections limit=\(limit.map(String.init) ?? "*")"
+        case .closeConnection(let id): return "close_connection id=\(id)"
+        case .dashboard(let view): return "dashboard view=\(view.rawValue)"
+        case .dashboardAsset(let asset): return "dashboard_asset path=\(asset.path)"
+        case .dashboardError(let status, let reason): return "dashboard_error status=\(status) reason=\"\(reason)\""
         case .cacheFlush(let name): return "cache_flush name=\(name ?? "*")"
         case .resolve(let name, let family): return "resolve name=\(name) type=\(family.recordTypeName)"
         case .notFound(let path): return "not_found path=\(path)"
@@ -38,16 +53,21 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Routes a request; `target` is the origin-form target as received (`/resolve?name=a.test`).
-    /// GET routes take HEAD too (RFC 9110 §9.3.2).
-    public init(method: HTTPMethod, target: String) {
+    /// GET routes take HEAD too (RFC 9110 §9.3.2). `dashboard`: whether `/ui` is served (`[admin] ui`).
+    public init(method: HTTPMethod, target: String, dashboard: Bool = true) {
         let (path, query) = Self.split(target)
+        if path == DashboardAsset.root || path.hasPrefix(DashboardAsset.root + "/") {
+            self = dashboard ? Self.dashboardRoute(method: method, path: path, hasQuery: target.contains("?"))
+                             : .notFound(path: path)
+            return
+        }
         switch path {
-        case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams", "/queries":
+        case "/healthz", "/metrics", "/cache", "/resolve", "/upstreams", "/queries", "/connections":
             guard Self.isRead(method) else {
                 self = .methodNotAllowed(allowed: "GET, HEAD")
                 return
             }
-        case "/cache/flush":
+        case "/cache/flush", "/connections/close":
             guard method == .post else {
                 self = .methodNotAllowed(allowed: "POST")
                 return
@@ -61,13 +81,15 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         case "/metrics": self = .metrics
         case "/cache": self = .cacheDump
         case "/upstreams": self = .upstreams
-        case "/queries":
-            if let text = query["limit"] {
-                self = Int(text).flatMap { $0 > 0 ? .queries(limit: $0) : nil }
-                    ?? .badRequest(reason: "limit: \(LogQuote.singleQuoted(text)) is not a positive number")
-            } else {
-                self = .queries(limit: nil)
+        case "/queries": self = Self.withLimit(query, AdminRoute.queries)
+        case "/connections": self = Self.withLimit(query, AdminRoute.connections)
+        case "/connections/close":
+            guard let text = query["id"] else {
+                self = .badRequest(reason: "id is required: the id of a connection as GET /connections lists it")
+                return
             }
+            self = UInt64(text).map { .closeConnection(id: $0) }
+                ?? .badRequest(reason: "id: \(LogQuote.singleQuoted(text)) is not a connection id")
         case "/cache/flush":
             if let name = query["name"] {
                 self = Self.checkedName(name).map { .cacheFlush(name: $0) } ?? .badRequest(reason: "name: \(LogQuote.singleQuoted(name)) is not a host name")
@@ -77,6 +99,31 @@ public enum AdminRoute: Sendable, Equatable, CustomStringConvertible {
         default:
             self = Self.resolveRoute(query)
         }
+    }
+
+    /// `route` with the query's `limit`, a positive number when given.
+    private static func withLimit(_ query: [String: String], _ route: (Int?) -> AdminRoute) -> AdminRoute {
+        guard let text = query["limit"] else { return route(nil) }
+        guard let limit = Int(text), limit > 0 else {
+            return .badRequest(reason: "limit: \(LogQuote.singleQuoted(text)) is not a positive number")
+        }
+        return route(limit)
+    }
+
+    /// A path under `/ui`: a view, an asset, or an HTML page saying why there is none. The pages take no
+    /// query, so a mistyped link says so rather than showing a view that ignores it.
+    private static func dashboardRoute(method: HTTPMethod, path: String, hasQuery: Bool) -> AdminRoute {
+        guard isRead(method) else { return .methodNotAllowed(allowed: "GET, HEAD") }
+        if let asset = DashboardAsset.allCases.first(where: { $0.path == path }) { return .dashboardAsset(asset) }
+        let name = path.dropFirst(DashboardAsset.root.count).drop { $0 == "/" }
+        let view = name.isEmpty ? DashboardView.allCases[0] : DashboardView(rawValue: String(name))
+        guard let view else {
+            return .dashboardError(status: 404, reason: "The dashboard has no view named \(LogQuote.singleQuoted(String(name))).")
+        }
+        guard !hasQuery else {
+            return .dashboardError(status: 400, reason: "The dashboard's pages take no query; open \(view.path).")
+        }
+        return .dashboard(view)
     }
 
     /// GET and HEAD: the methods of the routes that change nothing. Every other method changes state here.

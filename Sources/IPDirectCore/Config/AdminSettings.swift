@@ -16,6 +16,8 @@ public struct AdminSettings: Sendable, Equatable {
     /// Connections one client address may hold at once, so one local process cannot take all of
     /// `maxConnections` and shut scrapers and operators out.
     public var maxConnectionsPerClient = 16
+    /// Whether the dashboard (`GET /ui`) is served. The JSON endpoints it reads stay either way.
+    public var ui = true
 
     /// Admin connections open at once; more are refused on accept. Scrapers and operators need a handful.
     public static let maxConnections = 64
@@ -35,6 +37,7 @@ extension AdminSettings {
             ConfigKey("allow_remote", \.allowRemote, .boolean),
             ConfigKey("header_timeout", \.headerTimeoutMs, .milliseconds(fromSecondsUpTo: maximumHeaderTimeoutSeconds)),
             ConfigKey("max_connections_per_client", \.maxConnectionsPerClient, .integer(in: 1...maxConnections)),
+            ConfigKey("ui", \.ui, .boolean),
         ]
     }
 

@@ -23,6 +23,9 @@ final class AdminConnection {
     let authority: AdminAuthority
     /// The `/resolve` lookup in flight; later requests on this connection wait for it.
     private var pending: ResolveHandle?
+    /// The workers' answer being gathered (`/connections`); later requests wait for it too.
+    private var pendingPoll: PendingAdminAnswer?
+    private var isWaiting: Bool { pending != nil || pendingPoll != nil }
     private var closeAfterWrite = false
     private var closed = false
     private var deadline: AdminHeadDeadline
@@ -54,7 +57,7 @@ final class AdminConnection {
     func didDrain() {
         if closeAfterWrite { return close() }
         // A request waiting for the resolver starts the clock once its own response is out.
-        if pending == nil {
+        if !isWaiting {
             deadlineTimer.schedule(afterMillis: deadline.responseWritten(now: MonotonicClock.nowMicros()))
         }
     }
@@ -83,7 +86,7 @@ final class AdminConnection {
     func didReceive(events: Int16) {
         let cleanEOF = events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) == 0
         // A client that half-closes after its request still gets the answer.
-        if cleanEOF && (pending != nil || socket.outputLength > 0) {
+        if cleanEOF && (isWaiting || socket.outputLength > 0) {
             closeAfterWrite = true
             socket.pauseReading()
             return
@@ -93,7 +96,7 @@ final class AdminConnection {
 
     /// Answers the buffered requests in order until one has to wait for the resolver.
     private func serveBuffered() {
-        while !closed, !closeAfterWrite, pending == nil {
+        while !closed, !closeAfterWrite, !isWaiting {
             let length = socket.inputLength
             guard length > 0 else { return }
             let peek = min(length, AdminConnection.limits.maxHeadBytes + 1)
@@ -132,7 +135,7 @@ final class AdminConnection {
                 }
                 let persistence = ResponsePersistence.lengthDelimited(clientVersion: head.version,
                                                                       clientKeepAlive: head.keepAlive, mustClose: false)
-                answer(AdminRoute(method: head.method, target: target), method: method, target: target,
+                answer(AdminRoute(method: head.method, target: target, dashboard: server.settings.ui), method: method, target: target,
                        persistence: persistence, headOnly: head.method == .head)
             }
         }
@@ -149,6 +152,21 @@ final class AdminConnection {
     private func answer(_ route: AdminRoute, method: String, target: String, persistence: ResponsePersistence, headOnly: Bool) {
         if let response = AdminResponse.immediate(for: route) ?? server.response(to: route) {
             return send(response, method: method, target: target, persistence: persistence, headOnly: headOnly)
+        }
+        let poll = server.askWorkers(route) { [weak self] response in
+            guard let self, !closed else { return }
+            let waited = pendingPoll != nil
+            pendingPoll = nil
+            send(response, method: method, target: target, persistence: persistence, headOnly: headOnly)
+            guard waited else { return }
+            if !closeAfterWrite { socket.resumeReading() }
+            serveBuffered()
+        }
+        if let poll {
+            guard !poll.isFinished else { return }
+            pendingPoll = poll
+            socket.pauseReading()
+            return
         }
         guard case .resolve(let name, let family) = route else { return }
         let lookup = server.resolver.resolve(name) { [weak self] result in
@@ -189,6 +207,8 @@ final class AdminConnection {
         deadlineTimer.cancel()
         pending?.cancel()
         pending = nil
+        pendingPoll?.cancel()
+        pendingPoll = nil
         socket.close()
         server.connectionEnded(self)
     }

@@ -26,15 +26,19 @@ final class AdminServer {
     private let health: UpstreamHealth?
     /// Every worker's query log, merged for `/queries`.
     private let queryLogs: [QueryLogCell]
+    /// Asked on their own loops for `/connections` and `/connections/close`.
+    private let workers: [Worker]
     private var listeners: [OpaquePointer] = []
     private var connections: [ObjectIdentifier: AdminConnection] = [:]
     private var limits: AdminConnectionLimits
     private var closureLog = AdminClosureLog()
 
     init(sockets: [ListeningSocket], config: Config, registry: MetricsRegistry,
-         resolverService: ResolverService, health: UpstreamHealth? = nil, queryLogs: [QueryLogCell] = []) throws(StartupError) {
+         resolverService: ResolverService, health: UpstreamHealth? = nil, queryLogs: [QueryLogCell] = [],
+         workers: [Worker] = []) throws(StartupError) {
         self.sockets = sockets
         self.queryLogs = queryLogs
+        self.workers = workers
         settings = config.admin
         limits = AdminConnectionLimits(perClient: config.admin.maxConnectionsPerClient, total: AdminSettings.maxConnections)
         boundAddresses = sockets.map(\.boundAddress)
@@ -127,6 +131,41 @@ final class AdminServer {
         }
     }
 
+    /// How long the workers have to answer `/connections`: each lists its sessions in about a millisecond.
+    static let workerAnswerMillis = 2_000
+
+    /// The answer to a route the workers answer, each on its own loop, given to `completion` on the admin loop;
+    /// nil for other routes.
+    func askWorkers(_ route: AdminRoute, completion: @escaping (AdminResponse) -> Void) -> PendingAdminAnswer? {
+        let unanswered = AdminResponse.text(503, "a worker did not answer within \(AdminServer.workerAnswerMillis) ms")
+        switch route {
+        case .connections(let limit):
+            let limit = min(limit ?? ConnectionListing.defaultLimit, ConnectionListing.maximumLimit)
+            return WorkerPoll(workers: workers, adminMailbox: loop.mailbox, adminBase: loop.base,
+                              timeoutMillis: AdminServer.workerAnswerMillis,
+                              ask: { $0.connectionListing(limit: limit) }) { listings in
+                guard let listings else { return completion(unanswered) }
+                let merged = ConnectionListing.merged(listings, limit: limit)
+                completion(.json(200, bytes: AdminJSON.connectionBytes(merged, now: MonotonicClock.nowMicros())))
+            }
+        case .closeConnection(let id):
+            let index = Worker.index(ofSession: id)
+            let gone = AdminResponse.text(404, "no connection with id \(id): it has ended, or it is parked between requests")
+            guard workers.indices.contains(index) else {
+                completion(gone)
+                return nil
+            }
+            return WorkerPoll(workers: [workers[index]], adminMailbox: loop.mailbox, adminBase: loop.base,
+                              timeoutMillis: AdminServer.workerAnswerMillis,
+                              ask: { $0.closeConnection(id: id) }) { answers in
+                guard let answers else { return completion(unanswered) }
+                completion(answers.first == true ? .json(200, AdminJSON.connectionClosed) : gone)
+            }
+        default:
+            return nil
+        }
+    }
+
     /// The answer for the routes served from what is in memory now; nil for `/resolve`, which may wait.
     func response(to route: AdminRoute) -> AdminResponse? {
         switch route {
@@ -154,7 +193,8 @@ final class AdminServer {
             }
             Logger.info("event=cache_flushed name=\(name ?? "*") entries=\(flushed)")
             return .json(200, AdminJSON.flushed(flushed))
-        case .health, .resolve, .notFound, .methodNotAllowed, .badRequest:
+        case .health, .resolve, .notFound, .methodNotAllowed, .badRequest, .connections, .closeConnection,
+             .dashboard, .dashboardAsset, .dashboardError:
             return nil
         }
     }

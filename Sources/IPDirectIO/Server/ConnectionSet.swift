@@ -16,6 +16,14 @@ struct ConnectionSet<Member: ConnectionSetMember> {
     /// A copy, so that members may leave while the caller goes through it.
     var all: [Member] { members }
 
+    /// The member in `slot` (0 ..< count), the `forEach` order.
+    func member(at slot: Int) -> Member { members[slot] }
+
+    /// Each member in turn, without a copy of the set: `body` must not add or remove members.
+    func forEach(_ body: (Member) -> Void) {
+        for member in members { body(member) }
+    }
+
     mutating func insert(_ member: Member) {
         guard !contains(member) else { return }
         member.connectionSetSlot = members.count

@@ -106,7 +106,8 @@ public final class Server {
         admin = try AdminServer(sockets: adminSockets, config: config,
                                 registry: MetricsRegistry(workers: workers.map(\.metrics), resolver: resolver, health: prober.health,
                                                           credentials: credentials),
-                                resolverService: resolver, health: prober.health, queryLogs: workers.map(\.queryLog))
+                                resolverService: resolver, health: prober.health, queryLogs: workers.map(\.queryLog),
+                                workers: workers)
     }
 
     /// Serves until SIGINT or SIGTERM, then drains; returns the process exit status.

@@ -248,6 +248,11 @@ final class ClientSession: ConnectionSetMember {
         perform(machine.close())
     }
 
+    /// Closes at once because an operator asked (`POST /connections/close`).
+    func closeByOperator() {
+        perform(machine.closedByOperator())
+    }
+
     // MARK: - Actions
 
     /// Performs what the event just reported queued: `perform(machine.clientClosed(...))`.

@@ -26,6 +26,14 @@ import Testing
         (.get, "/queries?limit=0", .badRequest(reason: "limit: '0' is not a positive number")),
         (.get, "/queries?limit=many", .badRequest(reason: "limit: 'many' is not a positive number")),
         (.post, "/queries", .methodNotAllowed(allowed: "GET, HEAD")),
+        (.get, "/connections", .connections(limit: nil)),
+        (.head, "/connections?limit=50", .connections(limit: 50)),
+        (.get, "/connections?limit=-1", .badRequest(reason: "limit: '-1' is not a positive number")),
+        (.post, "/connections", .methodNotAllowed(allowed: "GET, HEAD")),
+        (.post, "/connections/close?id=281474976710657", .closeConnection(id: 281_474_976_710_657)),
+        (.post, "/connections/close", .badRequest(reason: "id is required: the id of a connection as GET /connections lists it")),
+        (.post, "/connections/close?id=x1", .badRequest(reason: "id: 'x1' is not a connection id")),
+        (.get, "/connections/close?id=1", .methodNotAllowed(allowed: "POST")),
         (.post, "/metrics", .methodNotAllowed(allowed: "GET, HEAD")),
         (.delete, "/cache", .methodNotAllowed(allowed: "GET, HEAD")),
         (.get, "/cache/flush", .methodNotAllowed(allowed: "POST")),
@@ -54,10 +62,12 @@ import Testing
     @Test func headResponsesKeepTheLengthButNotTheBody() {
         let response = AdminResponse.text(200, "ok")
         let head = String(decoding: response.bytes(persistence: .close, headOnly: true), as: UTF8.self)
-        #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
+        let fields = "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+            + "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+        #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n" + fields + "Connection: close\r\n\r\n")
         let full = String(decoding: response.bytes(persistence: .persistent, headOnly: false), as: UTF8.self)
-        #expect(full.hasSuffix("Cache-Control: no-store\r\n\r\nok\n"))
+        #expect(full.hasSuffix(fields + "\r\nok\n"))
         let kept = String(decoding: response.bytes(persistence: .keepAlive, headOnly: false), as: UTF8.self)
-        #expect(kept.hasSuffix("Cache-Control: no-store\r\nConnection: keep-alive\r\n\r\nok\n"))
+        #expect(kept.hasSuffix(fields + "Connection: keep-alive\r\n\r\nok\n"))
     }
 }
