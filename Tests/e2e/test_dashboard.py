@@ -37,6 +37,10 @@ FIRST, SECOND = LOOPBACK, "127.0.0.2"
 HOSTILE_NAMES = ["<img src=x onerror=alert(1)>.test", "<svg/onload=alert(1)>.test"]
 # Another origin than the admin listener's, as any site would be.
 FOREIGN_HOST = "127.0.0.3"
+# How long a hidden page is watched for polls (three poll intervals), and how soon a shown one must poll (at
+# once, but a page just restored may take a moment to run its handlers).
+HIDDEN_SECONDS = 6
+SHOWN_POLL_SECONDS = 1.5
 # How long the admin listener waits for the workers' answer to /connections.
 WORKER_ANSWER_SECONDS = 2
 # The page polls every 2 s: a change shows within a few polls.
@@ -371,6 +375,25 @@ def test_the_page_says_when_the_daemon_stops_answering_and_recovers(own, browser
         os.kill(own.pid, signal.SIGCONT)
     page.wait_for("document.getElementById('status').dataset.state === 'ok'", timeout=DOWN_SECONDS,
                   what="the page recovering")
+
+
+def test_the_page_stops_polling_while_its_tab_is_hidden_and_polls_at_once_when_shown(own, browser):
+    page = browser.open(own.admin_url("/ui/connections"))
+    page.wait_for("document.getElementById('status').dataset.state === 'ok'", timeout=UPDATE_SECONDS,
+                  what="the first update")
+    page.set_hidden(True)
+    polls_when_hidden = polls_of(page, "/connections")
+    time.sleep(HIDDEN_SECONDS)
+    assert polls_of(page, "/connections") == polls_when_hidden, "the page polled while its tab was hidden"
+    page.set_hidden(False)
+    deadline = time.monotonic() + SHOWN_POLL_SECONDS
+    while polls_of(page, "/connections") == polls_when_hidden:
+        assert time.monotonic() < deadline, "the page did not poll when its tab was shown again"
+        time.sleep(0.1)
+
+
+def polls_of(page, path: str) -> int:
+    return sum(1 for url in page.requested_urls if url.split("?", 1)[0].endswith(path))
 
 
 def test_ui_false_removes_the_dashboard_and_keeps_the_endpoints(start_ipdirect):
