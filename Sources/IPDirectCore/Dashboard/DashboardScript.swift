@@ -12,6 +12,9 @@ enum DashboardScript {
   const HISTORY_SAMPLES = 60;
   // A namespace name, never fetched.
   const SVG_NS = "http://www.w3.org/2000/svg";
+  // Attributes that run or fetch something are never set, whatever a later change passes in: values come
+  // from the daemon's answers, which quote strangers.
+  const FORBIDDEN_ATTRIBUTE = /^(on|href$|src$|srcdoc$|style$|action$|formaction$|xlink:href$)/i;
 
   const statusLine = document.getElementById("status");
   const viewRoot = document.getElementById("view");
@@ -35,6 +38,7 @@ enum DashboardScript {
 
   function setAttributes(node, attributes) {
     for (const [name, value] of Object.entries(attributes || {})) {
+      if (FORBIDDEN_ATTRIBUTE.test(name)) throw new Error("refused to set the attribute " + name);
       if (value === null || value === undefined || value === false) continue;
       if (name === "class") node.setAttribute("class", value);
       else if (name === "hidden") node.hidden = true;

@@ -82,9 +82,14 @@ import Testing
 
     @Test func theScriptWritesNoMarkupAndRunsNoText() {
         let script = DashboardAsset.script.text
-        for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+        let sinks = ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
+                     ".href", ".src", "location", ".style", "setTimeout(\"", "cssText"]
+        for sink in sinks {
             #expect(!script.contains(sink), "the script uses \(sink)")
         }
+        // Every attribute goes through one function, which refuses the ones that run or fetch something.
+        #expect(script.ranges(of: "setAttribute(").count == 2)
+        #expect(script.contains("const FORBIDDEN_ATTRIBUTE = /^(on|href$|src$|srcdoc$|style$|action$|formaction$|xlink:href$)/i;"))
     }
 
     @Test func thePageWithItsScriptAndStyleWeighsUnder60KiB() {
