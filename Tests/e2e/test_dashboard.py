@@ -22,6 +22,7 @@ from harness.connect_tunnel import open_connect_tunnel
 from harness.devtools_browser import DevtoolsBrowser
 from harness.dns_listener import dig, dns_section, listener_port, wait_for_listener
 from harness.echo_origin import EchoOrigin
+from harness.identity_origins import IdentityOrigins
 from harness.ipdirect_proxy import ADMIN_MARKER, ConfigAdditions
 from harness.ports import LOOPBACK, free_port
 from harness.raw_http import RawConnection
@@ -54,35 +55,6 @@ REQUESTS_UNTIL_QUARANTINE = 6
 SCREENSHOT_DIR = Path(os.environ.get("E2E_OUTPUT_DIR", Path(__file__).resolve().parents[2] / ".build" / "e2e-output")) / "dashboard"
 
 
-class _IdentityHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format, *args):
-        pass
-
-    def do_GET(self):
-        body = f"{self.server.server_address[0]}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class AddressOrigin:
-    """An HTTP origin on `address:port` that answers every GET with its address."""
-
-    def __init__(self, address: str, port: int):
-        self.server = ThreadingHTTPServer((address, port), _IdentityHandler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, name=f"origin-{address}", daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def browser(tmp_path):
     if chromium_binary() is None:
@@ -93,14 +65,10 @@ def browser(tmp_path):
 
 @pytest.fixture
 def origins():
-    port = free_port()
-    started = [AddressOrigin(FIRST, port), AddressOrigin(SECOND, port)]
+    """An origin on each of NAME's addresses, on one port, each answering with its address."""
+    started = IdentityOrigins(None, {FIRST: 0.0, SECOND: 0.0})
     yield started
-    for origin in started:
-        try:
-            origin.stop()
-        except OSError:
-            pass
+    started.stop()
 
 
 @pytest.fixture
@@ -175,7 +143,7 @@ def assert_nothing_ran(page) -> None:
 
 
 def test_the_upstreams_view_follows_the_ranking_and_shows_a_quarantine_without_a_reload(own, origins, browser):
-    port = origins[0].server.server_address[1]
+    port = origins.port
     for _ in range(WARM_UP_REQUESTS):
         fetch_through(own, port)
     page = browser.open(own.admin_url("/ui/upstreams"))
@@ -183,7 +151,7 @@ def test_the_upstreams_view_follows_the_ranking_and_shows_a_quarantine_without_a
     assert {address for address, _ in shown} == {FIRST, SECOND}
     assert all(state == "healthy" for _, state in shown), shown
 
-    origins[1].stop()
+    origins.origins[SECOND].stop()
     for _ in range(REQUESTS_UNTIL_QUARANTINE):
         fetch_through(own, port)
         if dict(upstream_order(own, port)).get(SECOND) == "quarantined":

@@ -116,9 +116,8 @@ public struct ConnectionListing: Sendable, Equatable {
         return merged
     }
 
-    /// Whether `row` began after `other`: between requests counts as earliest; ties go to the higher id.
     static func isNewer(_ row: ConnectionRow, than other: ConnectionRow) -> Bool {
-        (row.startMicros ?? -1, row.id) > (other.startMicros ?? -1, other.id)
+        ListingOrder.isNewer((row.startMicros, row.id), than: (other.startMicros, other.id))
     }
 
     /// The `limit` rows whose exchange began last, newest first, then those between requests; ties broken by
@@ -132,7 +131,7 @@ public struct ConnectionListing: Sendable, Equatable {
 /// The order of a listing, worked out from each session's start and id alone, so a worker builds rows only
 /// for the sessions it returns: of 5,000, the 500 newest.
 public struct ListingOrder {
-    private var keys: [(start: Int64, id: UInt64, position: Int)] = []
+    private var keys: [(start: Int64?, id: UInt64, position: Int)] = []
 
     public init() {}
 
@@ -146,11 +145,17 @@ public struct ListingOrder {
 
     /// The next session, at the next position.
     public mutating func append(start: Int64?, id: UInt64) {
-        keys.append((start ?? -1, id, keys.count))
+        keys.append((start, id, keys.count))
     }
 
     /// Positions of the `limit` newest, newest first.
     public func newestFirst(limit: Int) -> [Int] {
-        keys.sorted { ($0.start, $0.id) > ($1.start, $1.id) }.prefix(max(0, limit)).map(\.position)
+        keys.sorted { Self.isNewer(($0.start, $0.id), than: ($1.start, $1.id)) }.prefix(max(0, limit)).map(\.position)
+    }
+
+    /// Whether a session that began at `start` comes before `other` in a listing: newest first, those between
+    /// requests (no start) last, ties to the higher id, so the order is the same from one poll to the next.
+    static func isNewer(_ session: (start: Int64?, id: UInt64), than other: (start: Int64?, id: UInt64)) -> Bool {
+        (session.start ?? -1, session.id) > (other.start ?? -1, other.id)
     }
 }

@@ -5,23 +5,12 @@ public struct JSONText: Sendable {
 
     public init() {}
 
-    /// A JSON string literal: quotes, backslash and control characters escaped (RFC 8259 §7).
+    /// A JSON string literal: quotes, backslash and control characters escaped (RFC 8259 §7), by the same
+    /// writer as the long answers' (`JSONBuffer`).
     public static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{0}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var buffer = JSONBuffer(capacity: value.utf8.count + 2)
+        buffer.string(value)
+        return buffer.text
     }
 
     /// `{"a":1,"b":"x"}` from members already rendered as JSON values.

@@ -4,12 +4,10 @@ extension SessionMachine {
     /// The session as a row of `/connections`. The request, its upstream and its bytes are the exchange in
     /// flight's; between requests (reading the next head, lingering) only who and how are known.
     public func listing(id: UInt64, client: SocketAddress?) -> ConnectionRow {
-        let serving = state.servesRequest
-        var row = ConnectionRow(id: id, client: client, mode: listingMode, phase: phase,
-                                startMicros: serving ? request.startMicros : nil)
+        var row = ConnectionRow(id: id, client: client, mode: listingMode, phase: phase, startMicros: listingStartMicros)
         row.serverName = transparent?.serverName
         row.original = transparent?.original
-        guard serving else { return row }
+        guard state.servesRequest else { return row }
         row.user = request.user
         if request.hostKey != .nowhere { row.authority = request.hostKey }
         if record.upstreamAddress != "-" { row.upstream = record.upstreamAddress }

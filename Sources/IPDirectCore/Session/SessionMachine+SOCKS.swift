@@ -186,8 +186,16 @@ extension SessionMachine {
         finish(requestBodyComplete: true, closeClientAfter: true, releasing: nil, levels, now: now)
     }
 
-    /// The success reply that opens a SOCKS tunnel.
-    static func socksGranted(_ frontEnd: SessionFrontEnd) -> [UInt8] {
-        frontEnd == .socks5 ? SOCKS5Reply.bytes(.succeeded) : SOCKS4Request.reply(granted: true)
+    /// What tells a client its tunnel is open: the 200 to a CONNECT, the SOCKS success reply, and nothing
+    /// to a redirected client, which believes it is talking to the origin already.
+    static func tunnelEstablished(_ frontEnd: SessionFrontEnd) -> [UInt8] {
+        switch frontEnd {
+        case .http: return connectEstablished
+        case .socks5: return SOCKS5Reply.bytes(.succeeded)
+        case .socks4: return SOCKS4Request.reply(granted: true)
+        case .transparent: return []
+        }
     }
+
+    static let connectEstablished = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
 }

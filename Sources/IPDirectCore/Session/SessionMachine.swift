@@ -383,10 +383,8 @@ public struct SessionMachine {
         }
         if request.isConnect {
             record.status = 200
-            // A redirected client believes it is talking to the origin already: it is told nothing.
-            if request.frontEnd != .transparent {
-                let established = request.frontEnd == .http
-                    ? Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8) : Self.socksGranted(request.frontEnd)
+            let established = Self.tunnelEstablished(request.frontEnd)
+            if !established.isEmpty {
                 record.bytesToClient += UInt64(established.count)
                 sendToClient(established)
             }

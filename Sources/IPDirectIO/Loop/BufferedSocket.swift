@@ -108,7 +108,7 @@ struct BufferedSocket: ~Copyable {
     init?(tlsClientOn fd: Int32, ssl: OpaquePointer, base: EventBase, recordedLocal: SocketAddress? = nil) {
         guard let raw = bufferevent_openssl_socket_new(base.raw, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
                                                        Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            if let recordedLocal { OwnUpstreamConnections.recording?.closed(local: recordedLocal) }
+            BufferedSocket.release(recordedLocal)
             return nil
         }
         self.raw = raw
@@ -117,15 +117,19 @@ struct BufferedSocket: ~Copyable {
     }
 
     deinit {
-        if let recordedLocal { OwnUpstreamConnections.recording?.closed(local: recordedLocal) }
+        BufferedSocket.release(recordedLocal)
         if let raw { BufferedSocket.free(raw, readLimit) }
     }
 
     /// The connection this side made is no longer ipdirect's own (closed, or its descriptor handed away).
     private mutating func forgetRecordedConnect() {
-        guard let recordedLocal else { return }
-        OwnUpstreamConnections.recording?.closed(local: recordedLocal)
-        self.recordedLocal = nil
+        BufferedSocket.release(recordedLocal)
+        recordedLocal = nil
+    }
+
+    /// Takes a connect this side made out of `OwnUpstreamConnections`, when one was recorded.
+    private static func release(_ recordedLocal: SocketAddress?) {
+        if let recordedLocal { OwnUpstreamConnections.recording?.closed(local: recordedLocal) }
     }
 
     // MARK: - Ownership

@@ -11,6 +11,7 @@ origination); the handshake runs on the connection's own thread.
 
 import threading
 import time
+from contextlib import nullcontext
 from collections import Counter
 from http.server import BaseHTTPRequestHandler
 
@@ -65,10 +66,10 @@ class _IdentityServer(HandshakeOnConnectionThread):
 
 
 class IdentityOrigin(ServedInBackground):
-    """One origin on `address:port` inside `namespace` (port 0: any free one), waiting `delay_seconds`
-    before each answer; over TLS with `certificate`."""
+    """One origin on `address:port` inside `namespace` (None: the test's own network; port 0: any free one),
+    waiting `delay_seconds` before each answer; over TLS with `certificate`."""
 
-    def __init__(self, namespace: NetworkNamespace, address: str, port: int = 0, delay_seconds: float = 0.0,
+    def __init__(self, namespace: NetworkNamespace | None, address: str, port: int = 0, delay_seconds: float = 0.0,
                  certificate: CertificatePair | None = None):
         self.address = address
         self.delay_seconds = delay_seconds
@@ -76,7 +77,7 @@ class IdentityOrigin(ServedInBackground):
         self._lock = threading.Lock()
         self.requests = 0
         self.connections = 0
-        with namespace.entered():
+        with namespace.entered() if namespace else nullcontext():
             self._serve_in_background(_IdentityServer(self, port), f"origin-{address}")
 
     def count_request(self) -> None:
@@ -89,10 +90,10 @@ class IdentityOrigin(ServedInBackground):
 
 
 class IdentityOrigins:
-    """Origins on several addresses of one namespace, all on one port: `{address: delay_seconds}`; all over
-    TLS with `certificate`."""
+    """Origins on several addresses of one namespace (None: the test's own network), all on one port:
+    `{address: delay_seconds}`; all over TLS with `certificate`."""
 
-    def __init__(self, namespace: NetworkNamespace, delays: dict[str, float],
+    def __init__(self, namespace: NetworkNamespace | None, delays: dict[str, float],
                  certificate: CertificatePair | None = None):
         self.origins: dict[str, IdentityOrigin] = {}
         port = 0
