@@ -165,12 +165,17 @@ class Daemon:
 
     def cpu_seconds(self):
         """User plus system CPU time of the process tree; a process's figure includes its exited threads."""
-        ticks = 0
+        return sum(self.cpu_seconds_by_mode())
+
+    def cpu_seconds_by_mode(self):
+        """(user, system) CPU time of the process tree, each as cpu_seconds counts it."""
+        user = system = 0
         for pid in self.tree_pids():
             fields = _stat_fields(pid)
             if fields:
-                ticks += int(fields[STAT_UTIME_FIELD - 1]) + int(fields[STAT_STIME_FIELD - 1])
-        return ticks / CLOCK_TICKS_PER_SECOND
+                user += int(fields[STAT_UTIME_FIELD - 1])
+                system += int(fields[STAT_STIME_FIELD - 1])
+        return user / CLOCK_TICKS_PER_SECOND, system / CLOCK_TICKS_PER_SECOND
 
 
 def _stat_fields(pid):

@@ -1,6 +1,6 @@
 import CEvent
 
-/// Owns one libevent `event_base`; every object created on it belongs to the
+/// Owns one libevent `event_base` and its turn clock; every object created on it belongs to the
 /// thread that runs `dispatch()`.
 public final class EventBase {
     public let raw: OpaquePointer
@@ -10,9 +10,24 @@ public final class EventBase {
         raw = base
     }
 
-    deinit { event_base_free(raw) }
+    deinit {
+        event_base_free(raw)
+        clock.free()
+    }
 
-    public func dispatch() { event_base_dispatch(raw) }
+    /// The time of the loop's current turn, for whatever runs on the loop.
+    let clock = TurnClock()
+
+    /// Runs the loop one turn at a time (EVLOOP_ONCE: a turn ends once the callbacks of the events it collected
+    /// have run), starting a new turn of `clock` before each. Ends as `event_base_dispatch` does: no event
+    /// left, `loopBreak`, `loopExit` or an error.
+    public func dispatch() {
+        repeat {
+            clock.turnBegins()
+        } while event_base_loop(raw, EVLOOP_ONCE) == 0 && event_base_got_break(raw) == 0 && event_base_got_exit(raw) == 0
+        clock.loopEnded()
+    }
+
     public func loopBreak() { event_base_loopbreak(raw) }
     /// Ends the loop once the callbacks already active have run: among them the deferred closes of
     /// bufferevents freed by the running callback, which `loopBreak` would leave until the base is freed.

@@ -8,11 +8,11 @@ extension ClientSession {
         let length = ipd_evbuffer_length(clientInput)
         let peek = min(length, SessionMachine.maxSOCKSMessageBytes)
         guard peek > 0, let start = evbuffer_pullup(clientInput, peek) else {
-            perform(machine.socksReceived(UnsafeRawBufferPointer(start: nil, count: 0), levels, now: MonotonicClock.nowMicros()))
+            perform(machine.socksReceived(UnsafeRawBufferPointer(start: nil, count: 0), levels, now: clock.nowMicros))
             return false
         }
         perform(machine.socksReceived(UnsafeRawBufferPointer(start: start, count: peek), levels,
-                                      now: MonotonicClock.nowMicros()))
+                                      now: clock.nowMicros))
         // A message that closed the connection freed its buffers: nothing is left to read.
         return !isClosed && ipd_evbuffer_length(clientInput) < length
     }
@@ -22,7 +22,7 @@ extension ClientSession {
     func verifyCredentials(user: String, password: String) {
         guard let verifier = configuration.credentials, let client = peerAddress?.ip else {
             return perform(machine.credentialsChecked(user: user, refusal: "no credentials can be checked",
-                                                      levels, now: MonotonicClock.nowMicros()))
+                                                      levels, now: clock.nowMicros))
         }
         let lookup = verifier.verify(user: user, password: password, client: client) { [unowned self] check in
             credentialCheck = nil
@@ -40,6 +40,6 @@ extension ClientSession {
         case .accepted: refusal = nil
         case .refused(let reason): refusal = reason
         }
-        perform(machine.credentialsChecked(user: user, refusal: refusal, levels, now: MonotonicClock.nowMicros()))
+        perform(machine.credentialsChecked(user: user, refusal: refusal, levels, now: clock.nowMicros))
     }
 }

@@ -14,7 +14,7 @@ extension ClientSession {
             pendingUpstreamHead = HeadBuffer()
         }
         perform(machine.requestBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
-                                          now: MonotonicClock.nowMicros()))
+                                          now: clock.nowMicros))
     }
 
     /// Moves response body bytes to the client (after the response head, when it is still to go).
@@ -26,7 +26,7 @@ extension ClientSession {
             pendingClientHead = HeadBuffer()
         }
         perform(machine.responseBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
-                                           now: MonotonicClock.nowMicros()))
+                                           now: clock.nowMicros))
     }
 
     /// One step of the chunk walk over `source`: framing is read where the bytes lie, in the buffer's first

@@ -40,7 +40,7 @@ extension ClientSession {
                 onSocket(side) { $0.resumeReading() }
             }
         }
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         if moved > 0 || end == .limitReached {
             if fromClient {
                 perform(machine.requestBodyPumped(machine.requestBody.afterPassing(UInt64(moved)), moved: UInt64(moved),

@@ -33,7 +33,7 @@ extension ClientSession {
             return false
         }
         let length = ipd_evbuffer_length(clientInput)
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         guard length > 0 else {
             perform(machine.headIncomplete(levels, now: now))
             return false
@@ -104,7 +104,7 @@ extension ClientSession {
             let peek = min(length, maxHeaderBytes + 1)
             guard let start = evbuffer_pullup(input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
-            let now = MonotonicClock.nowMicros()
+            let now = clock.nowMicros
             switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits,
                                             fieldStorage: &worker.headFields) {
             case .incomplete:

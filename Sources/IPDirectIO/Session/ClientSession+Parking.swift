@@ -26,6 +26,6 @@ extension ClientSession {
         if received == 0 || (received < 0 && readError != EAGAIN && readError != EWOULDBLOCK) {
             return didReceive(from: .client, events: Int16(BEV_EVENT_READING) | Int16(received == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR))
         }
-        perform(machine.clientReadable(now: MonotonicClock.nowMicros()))
+        perform(machine.clientReadable(now: clock.nowMicros))
     }
 }

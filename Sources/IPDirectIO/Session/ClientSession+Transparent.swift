@@ -9,7 +9,7 @@ extension ClientSession {
         let length = min(client.inputLength, ClientHelloReader.maximumBytes)
         guard length > 0, let bytes = evbuffer_pullup(clientInput, length) else { return }
         perform(machine.clientBytesSniffed(UnsafeRawBufferPointer(start: bytes, count: length), levels,
-                                           now: MonotonicClock.nowMicros()))
+                                           now: clock.nowMicros))
     }
 
     /// The client's own address for the name is not among those the name resolves to: its resolver was

@@ -26,7 +26,7 @@ extension ClientSession {
     func relay(from side: SessionSide) {
         guard let upstream else { return }
         let moved = side == .client ? client.moveInput(to: upstream.socket) : upstream.socket.moveInput(to: client)
-        perform(machine.tunnelRelayed(from: side, moved: moved, levels, now: MonotonicClock.nowMicros()))
+        perform(machine.tunnelRelayed(from: side, moved: moved, levels, now: clock.nowMicros))
     }
 
     /// Hands the sockets to a `SpliceTunnel`, so bulk bytes no longer pass through user space; the machine
@@ -38,7 +38,7 @@ extension ClientSession {
         client.pauseReadingAndWriting()
         upstream.socket.pauseReadingAndWriting()
         tunnel.onProgress = { [unowned self] direction, moved, sourceClosed in
-            perform(machine.spliceProgressed(direction, moved: moved, sourceClosed: sourceClosed, now: MonotonicClock.nowMicros()))
+            perform(machine.spliceProgressed(direction, moved: moved, sourceClosed: sourceClosed, now: clock.nowMicros))
         }
         tunnel.onFailure = { [unowned self] reason in perform(machine.tunnelFinished(failure: reason)) }
         splice = tunnel

@@ -5,7 +5,7 @@ import IPDirectCore
 extension ClientSession {
     /// A cached name is answered on the spot, without a completion made for it.
     func resolve(_ name: HashedHostName) {
-        let started = MonotonicClock.nowMicros()
+        let started = clock.nowMicros
         let host = name.text
         if let answer = configuration.resolver.answerAtOnce(name) {
             return resolved(answer, host: host, startedMicros: started)
@@ -19,7 +19,7 @@ extension ClientSession {
     }
 
     private func resolved(_ result: Result<Resolution, ResolveFailure>, host: String, startedMicros: Int64) {
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: startedMicros, now: now)
         perform(machine.resolved(result, levels, now: now))
     }
@@ -29,10 +29,12 @@ extension ClientSession {
     /// connection to the best usable one or races new connections.
     func connect(_ request: UpstreamRequest) {
         let mode = configuration.rules.balanceMode(for: request.host)
+        let now = clock.nowMicros
         let plan = request.addresses.count == 1
-            ? worker.health.plan(for: request.hostKey, only: SocketAddress(ip: request.addresses[0], port: request.port), mode: mode)
+            ? worker.health.plan(for: request.hostKey, only: SocketAddress(ip: request.addresses[0], port: request.port), mode: mode,
+                                 now: now)
             : worker.health.plan(for: request.hostKey, candidates: request.addresses.map { SocketAddress(ip: $0, port: request.port) },
-                                 mode: mode)
+                                 mode: mode, now: now)
         if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
             return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
         }
@@ -45,7 +47,7 @@ extension ClientSession {
             let attempts = self.connector?.attemptsStarted ?? 0
             let rank = self.connector?.winnerRank
             self.connector = nil
-            let now = MonotonicClock.nowMicros()
+            let now = clock.nowMicros
             switch result {
             case .failure(let failure):
                 let error = failure.proxyError
@@ -64,7 +66,7 @@ extension ClientSession {
     /// carry the request.
     func reusePooled(key: UpstreamPoolKey) {
         guard let pooled = worker.pool.checkout(key: key, where: { !worker.health.isQuarantined($0) }) else {
-            return perform(machine.noPooledConnection(levels, now: MonotonicClock.nowMicros()))
+            return perform(machine.noPooledConnection(levels, now: clock.nowMicros))
         }
         attach(pooled, .pooled(rank: nil))
     }
@@ -72,7 +74,7 @@ extension ClientSession {
     /// Takes ownership of an upstream connection and hands it to the machine.
     private func attach(_ connection: UpstreamConnection, _ arrival: UpstreamArrival) {
         let link = UpstreamLink(reused: connection.reused, isTLS: connection.isTLS)
-        guard machine.upstreamReady(link, address: connection.addressText, arrival, now: MonotonicClock.nowMicros()) else {
+        guard machine.upstreamReady(link, address: connection.addressText, arrival, now: clock.nowMicros) else {
             return connection.close()
         }
         upstream = connection

@@ -15,6 +15,8 @@ final class ClientSession: ConnectionSetMember {
     /// reference is neither counted nor checked: a checked `unowned` one costs a strong retain and release at
     /// every use, a dozen times per connection.
     unowned(unsafe) let worker: Worker
+    /// The worker's loop clock, held here so that reading it takes no hop through `worker`.
+    let clock: TurnClock
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     private(set) var configuration: ConnectionSettings
@@ -74,6 +76,7 @@ final class ClientSession: ConnectionSetMember {
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
          configuration: ConnectionSettings, opening: SessionOpening) {
         self.worker = worker
+        clock = worker.base.clock
         self.configuration = configuration
         maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
         machine = SessionMachine(opening)
@@ -185,7 +188,7 @@ final class ClientSession: ConnectionSetMember {
 
     private static let wakeupFired: event_callback_fn = { _, _, context in
         let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
-        let now = MonotonicClock.nowMicros()
+        let now = session.clock.nowMicros
         switch session.wakeupTimer.fired(now: now) {
         case .due: session.perform(session.machine.deadlinePassed(session.levels, now: now))
         case .early(let millis): session.setWakeup(afterMillis: millis)
@@ -203,7 +206,7 @@ final class ClientSession: ConnectionSetMember {
     private func setHeldWakeup() {
         guard !isClosed, let setFor = wakeupTimer.setForMicros else { return }
         guard wakeupTimer.dueMicros != nil else { return wakeupTimer.eventRemoved() }
-        let remaining = setFor - MonotonicClock.nowMicros()
+        let remaining = setFor - clock.nowMicros
         setWakeup(afterMillis: Int(max(0, (remaining + 999) / 1000)))
     }
 
@@ -233,7 +236,7 @@ final class ClientSession: ConnectionSetMember {
             perform(machine.clientClosed(clean: eof && !error && !timeout, reason: reason, levels))
         } else {
             let end: UpstreamEnd = timeout ? .timeout : (eof && !error ? .eof : .error)
-            perform(machine.upstreamClosed(end, reason: reason, levels, now: MonotonicClock.nowMicros()))
+            perform(machine.upstreamClosed(end, reason: reason, levels, now: clock.nowMicros))
         }
     }
 
@@ -310,9 +313,9 @@ final class ClientSession: ConnectionSetMember {
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
-            upstream?.armResponseTimeout(millis, now: MonotonicClock.nowMicros())
+            upstream?.armResponseTimeout(millis, now: clock.nowMicros)
         case .armTimer(let millis):
-            if let delay = wakeupTimer.arm(millis: millis, now: MonotonicClock.nowMicros()) { setWakeup(afterMillis: delay) }
+            if let delay = wakeupTimer.arm(millis: millis, now: clock.nowMicros) { setWakeup(afterMillis: delay) }
         case .cancelTimer: wakeupTimer.cancel()
         case .recordFirstByte(let micros):
             guard let upstream else { return }
@@ -327,7 +330,7 @@ final class ClientSession: ConnectionSetMember {
             verifyCredentials(user: credentials.user, password: credentials.password)
         case .consumeClientInput(let count): evbuffer_drain(clientInput, count)
         case .lookUpListenerAddress:
-            perform(machine.listenerAddressKnown(SocketAddress(localOf: client.fd), levels, now: MonotonicClock.nowMicros()))
+            perform(machine.listenerAddressKnown(SocketAddress(localOf: client.fd), levels, now: clock.nowMicros))
         case .reportError:
             guard let error = machine.payloads.error else { return }
             Logger.warning("session=\(id) client=\(peer) target=\(LogQuote.token(machine.request.hostPort)) status=\(error.status) error=\(error.kind.rawValue) details=\"\(error.details)\"")
@@ -390,7 +393,7 @@ final class ClientSession: ConnectionSetMember {
             bytesFromClient: record.bytesFromClient, bytesToClient: record.bytesToClient,
             resolveMicros: record.resolveMicros, connectMicros: record.connectMicros,
             attempts: record.connectAttempts, addressRank: record.addressRank,
-            totalMicros: MonotonicClock.nowMicros() - request.startMicros, note: record.note, user: request.user,
+            totalMicros: clock.nowMicros - request.startMicros, note: record.note, user: request.user,
             transparent: machine.transparent?.summary))
     }
 

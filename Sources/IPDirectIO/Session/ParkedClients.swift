@@ -75,7 +75,7 @@ final class ParkedClients {
     /// (the caller closes it).
     func park(_ connection: Connection, idleMillis: Int) -> Bool {
         guard watchesSet() else { return false }
-        let now = MonotonicClock.nowMicros()
+        let now = base.clock.nowMicros
         let ticket = lot.park(connection, until: now + Int64(idleMillis) * 1000)
         guard ipd_epoll_watch_readable(epollSet, connection.fd, ticket.packed) == 0 else {
             _ = lot.take(ticket)
@@ -88,7 +88,7 @@ final class ParkedClients {
     /// The daemon is stopping: a parked connection is idle, so it closes now. Returns how many closed.
     func drain() -> Int {
         let tickets = lot.tickets
-        let now = MonotonicClock.nowMicros()
+        let now = base.clock.nowMicros
         for ticket in tickets {
             let actions = lot.update(ticket) { $0.withMachine { $0.drainRequested(BufferLevels()) } } ?? []
             perform(actions, for: ticket, now: now)
@@ -142,7 +142,7 @@ final class ParkedClients {
 
     private func deadlinesPassed() {
         timerDeadline = nil
-        let now = MonotonicClock.nowMicros()
+        let now = base.clock.nowMicros
         while let ticket = lot.firstExpired(now: now) {
             let actions = lot.update(ticket) { $0.withMachine { $0.deadlinePassed(BufferLevels(), now: now) } } ?? []
             perform(actions, for: ticket, now: now)

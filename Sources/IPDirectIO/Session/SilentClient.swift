@@ -84,7 +84,7 @@ final class SilentClient: ConnectionSetMember {
     private func didFire(_ what: Int16) {
         // Bytes that arrive as the deadline falls due are read, as a session's reader would.
         if what & Int16(EV_READ) != 0 { return worker.wake(self) }
-        perform(wait.deadlinePassed(now: MonotonicClock.nowMicros()))
+        perform(wait.deadlinePassed(now: worker.clock.nowMicros))
     }
 
     private func perform(_ decision: FirstBytesWait.Decision) {

@@ -17,7 +17,7 @@ extension Worker {
                 Glibc.close(fd)
                 return connectionEnded()
             }
-            let now = MonotonicClock.nowMicros()
+            let now = clock.nowMicros
             return session.start(after: FirstBytesWait(rules: configuration.rules, acceptedAt: now), now: now) {
                 session.receiveFirstBytes(UnsafeRawBufferPointer(rebasing: scratch[..<received]))
             }
@@ -32,7 +32,7 @@ extension Worker {
 
     /// `fd` was just accepted (and counted against `max_connections`) and has nothing to read yet.
     func awaitFirstBytes(fd: Int32, id: UInt64, peerAddress: SocketAddress?) {
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         let silent: SilentClient
         if let spare = spareSilentClients.take() {
             spare.reopen(fd: fd, id: id, peerAddress: peerAddress, configuration: connectionSettings, now: now)
@@ -54,7 +54,7 @@ extension Worker {
                                         configuration: silent.configuration) else { return silent.close() }
         silentClients.remove(silent)
         // The bufferevent reads the descriptor before the silent event stops: epoll's interest never changes.
-        session.start(after: silent.wait, now: MonotonicClock.nowMicros()) {
+        session.start(after: silent.wait, now: clock.nowMicros) {
             silent.stopWatching()
             spareSilentClients.keep(silent)
             session.readReadyClient()

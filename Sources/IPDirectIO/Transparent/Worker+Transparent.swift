@@ -15,7 +15,7 @@ extension Worker {
         }
         metrics.update { $0.connectionsAccepted += 1; $0.connectionsActive += 1 }
         let id = nextSessionID()
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         guard let transparent, let peer, let family = address?.pointee.sa_family,
               let original = SocketAddress(originalDestinationOf: fd, family: family) else {
             return refuseRedirected(fd, id: id, peer: peer, original: nil, reason: "no_original_destination", .refused,

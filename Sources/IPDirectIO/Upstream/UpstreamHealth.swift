@@ -39,14 +39,12 @@ final class UpstreamHealth: Sendable {
         learn { $0.table.settings = settings }
     }
 
-    func plan(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode) -> AddressPlan {
-        let now = MonotonicClock.nowMicros()
+    func plan(for host: UpstreamHostKey, candidates: [SocketAddress], mode: BalanceMode, now: Int64) -> AddressPlan {
         return state.withLock { $0.table.plan(for: host, candidates: candidates, mode: mode, now: now) }
     }
 
-    /// `plan(for:candidates:mode:)` for a host with one address, which needs no list made of it.
-    func plan(for host: UpstreamHostKey, only: SocketAddress, mode: BalanceMode) -> AddressPlan {
-        let now = MonotonicClock.nowMicros()
+    /// `plan(for:candidates:mode:now:)` for a host with one address, which needs no list made of it.
+    func plan(for host: UpstreamHostKey, only: SocketAddress, mode: BalanceMode, now: Int64) -> AddressPlan {
         return state.withLock { $0.table.plan(for: host, only: only, mode: mode, now: now) }
     }
 

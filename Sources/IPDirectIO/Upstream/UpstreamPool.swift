@@ -33,6 +33,7 @@ final class UpstreamPool {
     private let idleTimeoutMicros: Int64
     private let keptSlots: Int
     private let sweepTimer: Timer
+    private let clock: TurnClock
     /// When the armed sweep runs; nil while none is armed.
     private var sweepDueMicros: Int64?
 
@@ -41,6 +42,7 @@ final class UpstreamPool {
         idleTimeoutMicros = Int64(idleTimeoutMillis) * 1000
         self.keptSlots = keptSlots
         sweepTimer = Timer(base: base)
+        clock = base.clock
         sweepTimer.action = { [unowned self] in sweep() }
     }
 
@@ -105,7 +107,7 @@ final class UpstreamPool {
         connection.reused = true
         connection.pool = self
         connection.socket.handOver(to: connection, calling: BufferEventCallbacks.pooled)
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         connection.keepReadTimeoutUntilReused(pooledAt: now)
         connection.socket.resumeReading()
         if sweepDueMicros == nil { scheduleSweep(at: now + idleTimeoutMicros, now: now) }
@@ -150,7 +152,7 @@ final class UpstreamPool {
     /// Closes the connections idle for the idle timeout, then waits for the oldest of those left.
     private func sweep() {
         sweepDueMicros = nil
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros
         var oldest: Int64?
         // Walked by index rather than through `idle.indices`, which would hold the table and make the first
         // change below copy it (and move every list a connection remembers).

@@ -1,0 +1,87 @@
+import CEvent
+import Glibc
+import Testing
+@testable import IPDirectIO
+
+@Suite struct TurnClockTests {
+    private static func sleepMillis(_ millis: Int) { usleep(UInt32(millis * 1000)) }
+
+    @Test func outsideTheLoopEveryReadingIsFresh() {
+        let base = EventBase()
+        let first = base.clock.nowMicros
+        Self.sleepMillis(3)
+        #expect(base.clock.nowMicros - first >= 3000)
+    }
+
+    @Test func oneTurnReadsTheClockOnce() {
+        let base = EventBase()
+        var readings: [Int64] = []
+        let timer = Timer(base: base)
+        timer.action = {
+            readings.append(base.clock.nowMicros)
+            Self.sleepMillis(3)
+            readings.append(base.clock.nowMicros)
+        }
+        timer.schedule(afterMillis: 0)
+        base.dispatch()
+        #expect(readings.count == 2)
+        #expect(readings.first == readings.last)
+    }
+
+    @Test func eachTurnReadsTheClockAgain() {
+        let base = EventBase()
+        var readings: [Int64] = []
+        let first = Timer(base: base)
+        let second = Timer(base: base)
+        first.action = {
+            readings.append(base.clock.nowMicros)
+            second.schedule(afterMillis: 5)
+        }
+        second.action = { readings.append(base.clock.nowMicros) }
+        first.schedule(afterMillis: 0)
+        base.dispatch()
+        #expect(readings.count == 2)
+        #expect(readings[1] - readings[0] >= 5000)
+    }
+
+    @Test func afterTheLoopEndsReadingsAreFreshAgain() {
+        let base = EventBase()
+        let timer = Timer(base: base)
+        var inTurn: Int64 = 0
+        timer.action = { inTurn = base.clock.nowMicros }
+        timer.schedule(afterMillis: 0)
+        base.dispatch()
+        Self.sleepMillis(3)
+        #expect(base.clock.nowMicros - inTurn >= 3000)
+    }
+
+    @Test func theLoopEndsOnBreakWithEventsLeft() {
+        let base = EventBase()
+        let pending = Timer(base: base)
+        pending.schedule(afterMillis: 60_000)
+        var turns = 0
+        let ticker = Timer(base: base)
+        ticker.action = {
+            turns += 1
+            if turns == 3 { base.loopBreak() } else { ticker.schedule(afterMillis: 0) }
+        }
+        ticker.schedule(afterMillis: 0)
+        base.dispatch()
+        #expect(turns == 3)
+    }
+
+    @Test func theLoopEndsOnExitWithEventsLeft() {
+        let base = EventBase()
+        let pending = Timer(base: base)
+        pending.schedule(afterMillis: 60_000)
+        var exited = false
+        let exiting = Timer(base: base)
+        exiting.action = {
+            exited = true
+            base.loopExit()
+        }
+        exiting.schedule(afterMillis: 1)
+        base.dispatch()
+        #expect(exited)
+    }
+}
