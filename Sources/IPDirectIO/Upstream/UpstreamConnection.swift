@@ -16,8 +16,11 @@ final class UpstreamConnection {
     let isTLS: Bool
     /// True once the connection has carried a complete exchange and been pooled.
     var reused = false
-    /// The pool holding this connection while it is idle.
-    weak var pool: UpstreamPool?
+    /// The pool holding this connection while it is idle; nil otherwise, and once closed. Set only while the pool
+    /// keeps the connection in its idle list, so the pool (which the worker keeps) is there whenever a pooled
+    /// callback reads it. Not counted: a weak reference would give the pool a side table, whose weak count each
+    /// check-in and check-out would change and through which every retain and release of the pool would go.
+    unowned(unsafe) var pool: UpstreamPool?
     /// The read high watermark a session gave the socket (nil: none yet); its flow settings outlive each request.
     private var flowReadHighWater: Int?
     /// The read timeout set on the socket (nil: none). Setting a bufferevent's timeouts re-adds its events to the
@@ -96,6 +99,7 @@ final class UpstreamConnection {
 
     /// Closes the socket (for TLS after a close_notify); idempotent.
     func close() {
+        pool = nil
         guard socket.isOpen else { return }
         socket.dropCallbacks()
         if isTLS { socket.sendCloseNotify() }
