@@ -22,14 +22,33 @@ public final class EventBase {
     /// have run), starting a new turn of `clock` before each. Ends as `event_base_dispatch` does: no event
     /// left, `loopBreak`, `loopExit` or an error.
     public func dispatch() {
+        endAsked = false
         repeat {
             clock.turnBegins()
-        } while event_base_loop(raw, EVLOOP_ONCE) == 0 && event_base_got_break(raw) == 0 && event_base_got_exit(raw) == 0
+        } while event_base_loop(raw, EVLOOP_ONCE) == 0 && !endReached
         clock.loopEnded()
     }
 
-    public func loopBreak() { event_base_loopbreak(raw) }
+    /// Set by `loopBreak` and `loopExit`, on the loop's thread, so that a turn that asked for neither needs no
+    /// call into libevent to say so.
+    private var endAsked = false
+
+    /// A break ends the turn that asked for it; an exit is carried out by a timer of the next turn.
+    private var endReached: Bool {
+        endAsked && (event_base_got_break(raw) != 0 || event_base_got_exit(raw) != 0)
+    }
+
+    /// Only on the loop's thread (another thread posts it through the loop's mailbox).
+    public func loopBreak() {
+        endAsked = true
+        event_base_loopbreak(raw)
+    }
+
     /// Ends the loop once the callbacks already active have run: among them the deferred closes of
-    /// bufferevents freed by the running callback, which `loopBreak` would leave until the base is freed.
-    public func loopExit() { event_base_loopexit(raw, nil) }
+    /// bufferevents freed by the running callback, which `loopBreak` would leave until the base is freed. Only
+    /// on the loop's thread.
+    public func loopExit() {
+        endAsked = true
+        event_base_loopexit(raw, nil)
+    }
 }

@@ -1,4 +1,3 @@
-import CEvent
 import Glibc
 import Testing
 @testable import IPDirectIO
@@ -53,35 +52,5 @@ import Testing
         base.dispatch()
         Self.sleepMillis(3)
         #expect(base.clock.nowMicros - inTurn >= 3000)
-    }
-
-    @Test func theLoopEndsOnBreakWithEventsLeft() {
-        let base = EventBase()
-        let pending = Timer(base: base)
-        pending.schedule(afterMillis: 60_000)
-        var turns = 0
-        let ticker = Timer(base: base)
-        ticker.action = {
-            turns += 1
-            if turns == 3 { base.loopBreak() } else { ticker.schedule(afterMillis: 0) }
-        }
-        ticker.schedule(afterMillis: 0)
-        base.dispatch()
-        #expect(turns == 3)
-    }
-
-    @Test func theLoopEndsOnExitWithEventsLeft() {
-        let base = EventBase()
-        let pending = Timer(base: base)
-        pending.schedule(afterMillis: 60_000)
-        var exited = false
-        let exiting = Timer(base: base)
-        exiting.action = {
-            exited = true
-            base.loopExit()
-        }
-        exiting.schedule(afterMillis: 1)
-        base.dispatch()
-        #expect(exited)
     }
 }
