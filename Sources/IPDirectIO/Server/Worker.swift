@@ -9,7 +9,7 @@ final class Worker {
     let index: Int
     let base = EventBase()
     /// The time of the loop's turn, for the sessions and everything else this loop runs.
-    let clock: TurnClock
+    var clock: TurnClock { base.clock }
     /// Replaced together by a reload (Worker+Reload): sessions already open keep the settings they
     /// took when they were accepted, new ones take the new ones.
     var config: Config
@@ -79,7 +79,6 @@ final class Worker {
          accessLogFD: Int32?, gate: ConnectionGate, resolverService: ResolverService, credentialService: CredentialService,
          prober: AddressProber) throws(StartupError) {
         self.index = index
-        clock = base.clock
         self.workerCount = workerCount
         queryLog = QueryLogCell(capacity: config.dns.queryLogEntries)
         self.dnsTemplates = dnsTemplates
