@@ -316,7 +316,7 @@ public struct SessionMachine {
         case .success(let resolution):
             record.source = resolution.sourceLabel
             record.cacheAgeMillis = resolution.cache.ageMillis
-            switch rules.policy.permittedAddresses(resolution, host: request.host, port: request.port) {
+            switch rules.permittedAddresses(resolution, host: request.host, port: request.port) {
             case .failure(let denied):
                 if let original = observedOriginal(because: denied.details) {
                     return beginConnecting(outbound, toOriginal: original, levels, now: now)

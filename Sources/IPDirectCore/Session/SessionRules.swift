@@ -49,6 +49,11 @@ public final class SessionRules: Sendable {
         upstream.httpsUpgrade.isEmpty ? nil : upstream.httpsUpgradePort(for: host)
     }
 
+    /// `policy.permittedAddresses`: called on `rules.policy` from outside, the whole policy was copied first.
+    public func permittedAddresses(_ resolution: Resolution, host: String, port: UInt16) -> Result<[IPAddress], ProxyError> {
+        policy.permittedAddresses(resolution, host: host, port: port)
+    }
+
     /// How the addresses of `host` are ranked (`[upstream] balance` and its rules).
     public func balanceMode(for host: String) -> BalanceMode {
         upstream.balanceRules.isEmpty ? upstream.balance : upstream.balanceMode(for: host)

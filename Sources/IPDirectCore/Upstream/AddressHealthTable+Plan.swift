@@ -33,7 +33,8 @@ struct HostBalanceState: Sendable {
 
     /// A plan for `only`, the host's one address, was made at `now`. Changed where it lies in the table: reading
     /// the state out to compare its last order would copy all of it.
-    mutating func plannedOne(_ only: SocketAddress, mode: BalanceMode, now: Int64) {
+    /// Returns the plan's order: reading it out of the table afterwards would copy the whole state too.
+    mutating func plannedOne(_ only: SocketAddress, mode: BalanceMode, now: Int64) -> [SocketAddress] {
         self.mode = mode
         lastUsedMicros = now
         turn &+= 1
@@ -42,6 +43,7 @@ struct HostBalanceState: Sendable {
             lastOrder = [only]
             keepOnly(lastOrder)
         }
+        return lastOrder
     }
 
     /// A new answer: what was learned about addresses it no longer names is dropped.
@@ -109,8 +111,7 @@ extension AddressHealthTable {
         touch(only, now: now, stamp: true)
         let order: [SocketAddress]
         if let index = hosts.index(forKey: host) {
-            hosts.values[index].plannedOne(only, mode: mode, now: now)
-            order = hosts.values[index].lastOrder
+            order = hosts.values[index].plannedOne(only, mode: mode, now: now)
         } else {
             if hosts.count >= settings.maxHosts {
                 expire(now: now)

@@ -18,18 +18,17 @@ struct BufferEventHandlers<Owner: AnyObject> {
 /// pointer without retaining it; owners clear callbacks before they are freed, so a context is
 /// never stale when a callback runs.
 enum BufferEventCallbacks {
+    /// A session is borrowed, not retained, for each call (two atomic operations fewer per callback): the worker
+    /// lets go of a session only through `SpareConnections.keep(_:)`, which keeps it or retires it until the
+    /// loop's turn ends, so it outlives every callback it is in.
     static let sessionClient = BufferEventHandlers<ClientSession>(
-        read: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(from: .client) },
-        drain: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(.client) },
-        event: { _, events, context in
-            Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(from: .client, events: events)
-        })
+        read: { _, context in ClientSession.borrowed(context) { $0.didRead(from: .client) } },
+        drain: { _, context in ClientSession.borrowed(context) { $0.didDrain(.client) } },
+        event: { _, events, context in ClientSession.borrowed(context) { $0.didReceive(from: .client, events: events) } })
     static let sessionUpstream = BufferEventHandlers<ClientSession>(
-        read: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didRead(from: .upstream) },
-        drain: { _, context in Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didDrain(.upstream) },
-        event: { _, events, context in
-            Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue().didReceive(from: .upstream, events: events)
-        })
+        read: { _, context in ClientSession.borrowed(context) { $0.didRead(from: .upstream) } },
+        drain: { _, context in ClientSession.borrowed(context) { $0.didDrain(.upstream) } },
+        event: { _, events, context in ClientSession.borrowed(context) { $0.didReceive(from: .upstream, events: events) } })
 
     /// Any byte, EOF or error while pooled makes a connection unusable; the pool decides about a timeout.
     static let pooled = BufferEventHandlers<UpstreamConnection>(

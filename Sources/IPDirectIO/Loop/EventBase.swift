@@ -11,6 +11,8 @@ public final class EventBase {
     }
 
     deinit {
+        // Before the base: they free their own events as they go.
+        retired.removeAll()
         event_base_free(raw)
         clock.free()
     }
@@ -23,10 +25,23 @@ public final class EventBase {
     /// left, `loopBreak`, `loopExit` or an error.
     public func dispatch() {
         endAsked = false
+        var status: Int32
         repeat {
             clock.turnBegins()
-        } while event_base_loop(raw, EVLOOP_ONCE) == 0 && !endReached
+            status = event_base_loop(raw, EVLOOP_ONCE)
+            if !retired.isEmpty { retired.removeAll(keepingCapacity: true) }
+        } while status == 0 && !endReached
         clock.loopEnded()
+    }
+
+    /// Objects let go of during the current turn, freed once its callbacks have run.
+    private var retired: [AnyObject] = []
+
+    /// Holds `object`, whose last other holder is letting go of it, until the current turn ends (or the loop
+    /// does): a callback's owner may be let go of in its own callback, whose frames still run on it, and so
+    /// the trampolines need not retain their owner for every call.
+    func retire(_ object: AnyObject) {
+        retired.append(object)
     }
 
     /// Set by `loopBreak` and `loopExit`, on the loop's thread, so that a turn that asked for neither needs no

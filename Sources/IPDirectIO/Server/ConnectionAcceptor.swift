@@ -14,8 +14,10 @@ final class ConnectionAcceptor {
     private let failed: () -> Void
     private var closed = false
 
+    /// Borrowed, not retained, for the call: the worker lets go of its acceptors only in `stopAccepting`, from
+    /// its mailbox, never while one of them is accepting.
     private static let readable: event_callback_fn = { _, _, context in
-        Unmanaged<ConnectionAcceptor>.fromOpaque(context!).takeUnretainedValue().acceptOne()
+        Unmanaged<ConnectionAcceptor>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.acceptOne() }
     }
 
     init?(base: EventBase, listenFD: Int32, accepted: @escaping (Int32, UnsafeMutablePointer<sockaddr>) -> Void,

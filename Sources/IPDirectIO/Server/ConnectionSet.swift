@@ -38,14 +38,21 @@ struct ConnectionSet<Member: ConnectionSetMember> {
     /// False when `member` was not in the set.
     @discardableResult
     mutating func remove(_ member: Member) -> Bool {
-        guard contains(member) else { return false }
+        take(member) != nil
+    }
+
+    /// Removes `member` and hands the set's reference to it over to the caller, who may be keeping it
+    /// elsewhere: the set must not be its last holder in between (a session's callbacks borrow it). Nil when
+    /// `member` was not in the set.
+    mutating func take(_ member: Member) -> Member? {
+        guard contains(member) else { return nil }
         let slot = member.connectionSetSlot
         member.connectionSetSlot = -1
-        let last = members.removeLast()
+        var taken = members.removeLast()
         if slot < members.count {
-            members[slot] = last
-            last.connectionSetSlot = slot
+            swap(&taken, &members[slot])
+            members[slot].connectionSetSlot = slot
         }
-        return true
+        return taken
     }
 }

@@ -189,8 +189,8 @@ final class Worker {
     }
 
     func sessionEnded(_ session: ClientSession) {
-        guard sessions.remove(session) else { return }
-        spareSessions.keep(session)
+        guard let ended = sessions.take(session) else { return }
+        spareSessions.keep(ended)
         connectionEnded()
     }
 

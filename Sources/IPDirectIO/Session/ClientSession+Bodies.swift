@@ -6,27 +6,34 @@ import IPDirectCore
 extension ClientSession {
     /// Moves request body bytes to the upstream (after the request head, when it is still to go).
     func pumpRequestBody() {
-        guard let upstream else { return }
         var progress = machine.requestBody
-        let moved = pump(&progress, from: clientInput, to: upstream.socket, after: &pendingUpstreamHead)
-        if !pendingUpstreamHead.isEmpty {
-            pendingUpstreamHead.withUnsafeBytes { ByteTransfer.send($0, to: upstream.socket) }
-            pendingUpstreamHead = HeadBuffer()
-        }
+        var head = takePending(&pendingUpstreamHead)
+        let source = clientInput
+        guard let moved = withUpstream({ upstream in
+            let moved = pump(&progress, from: source, to: upstream.socket, after: &head)
+            if !head.isEmpty { head.withUnsafeBytes { ByteTransfer.send($0, to: upstream.socket) } }
+            return moved
+        }) else { return pendingUpstreamHead = head }
         perform(machine.requestBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
                                           now: clock.nowMicros))
     }
 
     /// Moves response body bytes to the client (after the response head, when it is still to go).
     func pumpResponseBody() {
-        guard let upstream, var progress = machine.responseBody else { return }
-        let moved = pump(&progress, from: upstream.socket.input, to: client, after: &pendingClientHead)
-        if !pendingClientHead.isEmpty {
-            pendingClientHead.withUnsafeBytes { ByteTransfer.send($0, to: client) }
-            pendingClientHead = HeadBuffer()
-        }
+        guard let source = withUpstream({ $0.socket.input }), var progress = machine.responseBody else { return }
+        var head = takePending(&pendingClientHead)
+        let moved = pump(&progress, from: source, to: client, after: &head)
+        if !head.isEmpty { head.withUnsafeBytes { ByteTransfer.send($0, to: client) } }
         perform(machine.responseBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
                                            now: clock.nowMicros))
+    }
+
+    /// The head waiting to go, moved out of the session (which then holds none): reading it in place would
+    /// retain and release its storage once more.
+    private func takePending(_ pending: inout HeadBuffer) -> HeadBuffer {
+        var head = HeadBuffer()
+        swap(&head, &pending)
+        return head
     }
 
     /// One step of the chunk walk over `source`: framing is read where the bytes lie, in the buffer's first

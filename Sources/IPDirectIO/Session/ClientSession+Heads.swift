@@ -43,14 +43,19 @@ extension ClientSession {
             return true
         }
         perform(machine.requestBegan(now: now))
-        let peek = min(length, maxHeaderBytes + 1)
-        guard hasNewLine(within: peek) || peek > maxHeaderBytes else {
+        let maxHeadBytes = headLimits.maxHeadBytes
+        let peek = min(length, maxHeadBytes + 1)
+        guard hasNewLine(within: peek) || peek > maxHeadBytes else {
             perform(machine.headIncomplete(levels, now: now))
             return false
         }
         guard let start = evbuffer_pullup(clientInput, peek) else { return false }
-        switch RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: configuration.rules.headLimits,
-                                       fieldStorage: &worker.headFields) {
+        let limits = headLimits
+        let parsed = withWorker { worker in
+            RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: limits,
+                                    fieldStorage: &worker.headFields)
+        }
+        switch parsed {
         case .incomplete:
             headBytesWithoutNewline = peek
             perform(machine.headIncomplete(levels, now: now))
@@ -97,16 +102,20 @@ extension ClientSession {
 
     /// Reads interim and final response heads from the upstream and hands them to the machine.
     func parseResponseHeads() {
-        while !isClosed, let upstream, case .readResponseHead? = machine.bytesArrived(from: .upstream) {
-            let input = upstream.socket.input
+        while !isClosed, let input = withUpstream({ $0.socket.input }),
+              case .readResponseHead? = machine.bytesArrived(from: .upstream) {
             let length = ipd_evbuffer_length(input)
             guard length > 0 else { return }
-            let peek = min(length, maxHeaderBytes + 1)
+            let limits = headLimits
+            let peek = min(length, limits.maxHeadBytes + 1)
             guard let start = evbuffer_pullup(input, peek) else { return }
             let bytes = UnsafeRawBufferPointer(start: start, count: peek)
             let now = clock.nowMicros
-            switch ResponseHeadParser.parse(bytes, requestMethod: machine.requestMethod, limits: configuration.rules.headLimits,
-                                            fieldStorage: &worker.headFields) {
+            let requestMethod = machine.requestMethod
+            let parsed = withWorker { worker in
+                ResponseHeadParser.parse(bytes, requestMethod: requestMethod, limits: limits, fieldStorage: &worker.headFields)
+            }
+            switch parsed {
             case .incomplete:
                 return perform(machine.responseHeadIncomplete())
             case .invalid(let failure):

@@ -7,7 +7,7 @@ extension ClientSession {
     func resolve(_ name: HashedHostName) {
         let started = clock.nowMicros
         let host = name.text
-        if let answer = configuration.resolver.answerAtOnce(name) {
+        if let answer = withSettings({ $0.resolver.answerAtOnce(name) }) {
             return resolved(answer, host: host, startedMicros: started)
         }
         let handle = configuration.resolver.query(host) { [unowned self] result in
@@ -20,7 +20,7 @@ extension ClientSession {
 
     private func resolved(_ result: Result<Resolution, ResolveFailure>, host: String, startedMicros: Int64) {
         let now = clock.nowMicros
-        worker.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: startedMicros, now: now)
+        withWorker { $0.queryLog.recordProxyLookup(result, host: host, client: peerAddress, startedMicros: startedMicros, now: now) }
         perform(machine.resolved(result, levels, now: now))
     }
 
@@ -28,14 +28,16 @@ extension ClientSession {
     /// hosts are probed where the resolver stores them, not per request), then reuses a pooled
     /// connection to the best usable one or races new connections.
     func connect(_ request: UpstreamRequest) {
-        let mode = configuration.rules.balanceMode(for: request.host)
+        let mode = withSettings { $0.rules.balanceMode(for: request.host) }
         let now = clock.nowMicros
-        let plan = request.addresses.count == 1
-            ? worker.health.plan(for: request.hostKey, only: SocketAddress(ip: request.addresses[0], port: request.port), mode: mode,
-                                 now: now)
-            : worker.health.plan(for: request.hostKey, candidates: request.addresses.map { SocketAddress(ip: $0, port: request.port) },
-                                 mode: mode, now: now)
-        if request.mayReusePooled, let pooled = worker.pool.checkout(key: request.poolKey, plan: plan) {
+        let plan = withWorker { worker in
+            request.addresses.count == 1
+                ? worker.health.plan(for: request.hostKey, only: SocketAddress(ip: request.addresses[0], port: request.port),
+                                     mode: mode, now: now)
+                : worker.health.plan(for: request.hostKey, candidates: request.addresses.map { SocketAddress(ip: $0, port: request.port) },
+                                     mode: mode, now: now)
+        }
+        if request.mayReusePooled, let pooled = withWorker({ $0.pool.checkout(key: request.poolKey, plan: plan) }) {
             return attach(pooled, .pooled(rank: plan.rank(of: pooled.address)))
         }
         // We connect by IP, so SNI and certificate verification must use the name the client asked for.
@@ -90,10 +92,10 @@ extension ClientSession {
 
     /// The exchange is over: return a clean connection to the pool, close any other.
     func releaseUpstream(reusable: Bool) {
-        guard let upstream else { return }
+        // Taken rather than read and then cleared: the session's reference goes to the pool.
+        guard let upstream = upstream.take() else { return }
         stopBodySplices()
         upstream.socket.dropCallbacks()
-        if reusable { worker.pool.checkin(upstream) } else { upstream.close() }
-        self.upstream = nil
+        if reusable { withWorker { $0.pool.checkin(upstream) } } else { upstream.close() }
     }
 }

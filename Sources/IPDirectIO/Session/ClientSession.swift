@@ -15,14 +15,19 @@ final class ClientSession: ConnectionSetMember {
     /// reference is neither counted nor checked: a checked `unowned` one costs a strong retain and release at
     /// every use, a dozen times per connection.
     unowned(unsafe) let worker: Worker
+    /// `worker` again, for `withWorker`.
+    private let workerHandle: Unmanaged<Worker>
     /// The worker's loop clock, held here so that reading it takes no hop through `worker`.
     let clock: TurnClock
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
-    private(set) var configuration: ConnectionSettings
-    /// `configuration.rules.proxy.maxHeaderBytes`, read on every head: kept at hand rather than read through
-    /// two references and a copy of the settings struct each time.
-    private(set) var maxHeaderBytes: Int
+    private(set) var configuration: ConnectionSettings {
+        didSet { settingsHandle = Unmanaged.passUnretained(configuration) }
+    }
+    /// `configuration`, for `withSettings`.
+    private var settingsHandle: Unmanaged<ConnectionSettings>
+    /// `configuration.rules.headLimits`, read on every head: kept at hand rather than read through two references.
+    private(set) var headLimits: HTTPHeadLimits
     private(set) var id: UInt64
     var client: BufferedSocket
     /// Where the client connected from: the ACL's and the failed-login slow-down's key.
@@ -76,9 +81,11 @@ final class ClientSession: ConnectionSetMember {
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
          configuration: ConnectionSettings, opening: SessionOpening) {
         self.worker = worker
+        workerHandle = Unmanaged.passUnretained(worker)
         clock = worker.base.clock
         self.configuration = configuration
-        maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
+        settingsHandle = Unmanaged.passUnretained(configuration)
+        headLimits = configuration.rules.headLimits
         machine = SessionMachine(opening)
         self.id = id
         self.client = client
@@ -106,7 +113,7 @@ final class ClientSession: ConnectionSetMember {
         // Most connections are accepted under the settings the last one had; what a closed connection left
         // set is mostly cleared already. Testing first spares a retain and a release of each.
         if self.configuration !== configuration { self.configuration = configuration }
-        maxHeaderBytes = configuration.rules.proxy.maxHeaderBytes
+        headLimits = configuration.rules.headLimits
         machine.reopen(opening)
         self.id = id
         self.client = client
@@ -187,14 +194,32 @@ final class ClientSession: ConnectionSetMember {
     // MARK: - Timer
 
     private static let wakeupFired: event_callback_fn = { _, _, context in
-        let session = Unmanaged<ClientSession>.fromOpaque(context!).takeUnretainedValue()
-        let now = session.clock.nowMicros
-        switch session.wakeupTimer.fired(now: now) {
-        case .due: session.perform(session.machine.deadlinePassed(session.levels, now: now))
-        case .early(let millis): session.setWakeup(afterMillis: millis)
-        case .idle: break
+        borrowed(context) { session in
+            let now = session.clock.nowMicros
+            switch session.wakeupTimer.fired(now: now) {
+            case .due: session.perform(session.machine.deadlinePassed(session.levels, now: now))
+            case .early(let millis): session.setWakeup(afterMillis: millis)
+            case .idle: break
+            }
         }
     }
+
+    /// Runs `body` on the session whose pointer a libevent callback was given, without retaining it: sessions
+    /// are let go of only through the worker's `SpareConnections`, which holds them until the turn ends, and
+    /// does not hand one out again while `isInCallback`.
+    @inline(__always)
+    static func borrowed(_ context: UnsafeMutableRawPointer?, _ body: (ClientSession) -> Void) {
+        Unmanaged<ClientSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { session in
+            session.callbackDepth += 1
+            body(session)
+            session.callbackDepth -= 1
+        }
+    }
+
+    /// Callbacks (`borrowed`) running on this session: one may have ended its connection and kept it as a
+    /// spare, and it must not serve another until they return.
+    private var callbackDepth = 0
+    var isInCallback: Bool { callbackDepth > 0 }
 
     private func setWakeup(afterMillis millis: Int) {
         guard !isClosed, !holdingWakeup, let wakeup else { return }
@@ -313,13 +338,14 @@ final class ClientSession: ConnectionSetMember {
         case .spliceTunnel: spliceTunnel()
         case .relay(let side): relay(from: side)
         case .armResponseTimeout(let millis):
-            upstream?.armResponseTimeout(millis, now: clock.nowMicros)
+            let now = clock.nowMicros
+            withUpstream { $0.armResponseTimeout(millis, now: now) }
         case .armTimer(let millis):
             if let delay = wakeupTimer.arm(millis: millis, now: clock.nowMicros) { setWakeup(afterMillis: delay) }
         case .cancelTimer: wakeupTimer.cancel()
         case .recordFirstByte(let micros):
-            guard let upstream else { return }
-            worker.health.recordFirstByte(upstream.address, for: machine.request.hostKey, micros: micros)
+            guard let address = upstreamForLevels?._withUnsafeGuaranteedRef({ $0.address }) else { return }
+            withWorker { $0.health.recordFirstByte(address, for: machine.request.hostKey, micros: micros) }
         case .recordHostFailure:
             guard let upstream else { return }
             worker.health.hostFailed(upstream.address, for: machine.request.hostKey, reason: machine.payloads.hostFailure)
@@ -340,6 +366,28 @@ final class ClientSession: ConnectionSetMember {
         case .logExchange: logExchange()
         case .close: closeConnections()
         }
+    }
+
+    /// Runs `body` with the worker borrowed: the objects it owns (its pool, health table, metrics) are then
+    /// used without the retain and release of each that a call through `worker` costs, since the compiler
+    /// cannot tell that an unchecked reference keeps them alive. The worker outlives its sessions.
+    @inline(__always)
+    func withWorker<Result>(_ body: (Worker) -> Result) -> Result {
+        workerHandle._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Runs `body` with the connection's settings borrowed, for the same reason: `configuration` is a variable,
+    /// so every read of it is a retain and a release. It changes only while the session serves no connection.
+    @inline(__always)
+    func withSettings<Result>(_ body: (ConnectionSettings) -> Result) -> Result {
+        settingsHandle._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Runs `body` on the upstream connection, borrowed, when there is one; nil when there is none. For work that
+    /// cannot end the exchange (moving bytes, arming a timer), during which the session keeps holding it.
+    @inline(__always)
+    func withUpstream<Result>(_ body: (UpstreamConnection) -> Result) -> Result? {
+        upstreamForLevels?._withUnsafeGuaranteedRef(body)
     }
 
     /// Runs `body` on the socket of `side`, when that side has one.
@@ -364,7 +412,7 @@ final class ClientSession: ConnectionSetMember {
     /// Reading pauses at this input length, which always leaves room for the longest head allowed.
     static func readHighWater(maxHeaderBytes: Int) -> Int { max(inputHighWater, maxHeaderBytes + 1) }
 
-    var readHighWater: Int { ClientSession.readHighWater(maxHeaderBytes: maxHeaderBytes) }
+    var readHighWater: Int { ClientSession.readHighWater(maxHeaderBytes: headLimits.maxHeadBytes) }
 
     /// The same for an upstream connection, once per connection rather than once per request it carries.
     func configureFlow(of connection: UpstreamConnection) {
@@ -381,9 +429,12 @@ final class ClientSession: ConnectionSetMember {
             resolveMicros: machine.record.resolveFinished ? machine.record.resolveMicros : nil,
             connectMicros: machine.record.connectFinished ? machine.record.connectMicros : nil,
             firstByteMicros: machine.record.firstByteMicros)
-        worker.metrics.update { $0.count(figures) }
+        let logging = withWorker { worker in
+            worker.metrics.update { $0.count(figures) }
+            return worker.accessLog.isEnabled
+        }
         if let transparent = machine.transparent, !transparentCounted { countTransparent(transparent) }
-        guard worker.accessLog.isEnabled else { return }
+        guard logging else { return }
         let request = machine.request
         let record = machine.record
         worker.accessLog.append(AccessLogRecord(
@@ -423,7 +474,9 @@ final class ClientSession: ConnectionSetMember {
             worker.metrics.update { $0.tunnelsActive -= 1 }
         }
         // The bufferevent may serve the next connection; the socket closes here.
-        Glibc.close(worker.spareSockets.keep(&client))
-        worker.sessionEnded(self)
+        withWorker { worker in
+            Glibc.close(worker.spareSockets.keep(&client))
+            worker.sessionEnded(self)
+        }
     }
 }

@@ -27,19 +27,25 @@ final class SpareConnections<Member: AnyObject> {
     /// How many are kept now.
     var count: Int { spares.count }
 
-    /// Keeps `member`, whose connection has ended, when there is room; otherwise it goes as it would have.
-    func keep(_ member: Member) {
-        guard spares.count < capacity else { return }
+    /// Keeps `member`, whose connection has ended, when there is room; otherwise it goes when the loop's turn
+    /// ends (`EventBase.retire(_:)`): this is where a session is let go of, in its own callbacks.
+    func keep(_ member: __owned Member) {
+        guard spares.count < capacity else { return base.retire(member) }
         spares.append(member)
     }
 
-    /// A kept member that nothing else holds, for the caller to reopen; nil when none is. Members still held
-    /// elsewhere are let go: they are freed once their last holder lets go of them.
-    func take() -> Member? {
+    /// A kept member that nothing else holds, for the caller to reopen; nil when none is. `isIdle` says whether
+    /// no call runs on it that holds no reference of its own (a borrowed callback, `ClientSession.borrowed`).
+    /// Members still held elsewhere, or not idle, are let go: they are freed once their last holder lets go of
+    /// them, and not before the loop's turn ends.
+    func take(where isIdle: (Member) -> Bool = { _ in true }) -> Member? {
         while var member = spares.popLast() {
             // Nothing counted holds it: no strong reference but this one, and no unowned one (every object
             // counts one for its strong references together).
-            if isKnownUniquelyReferenced(&member) && _getUnownedRetainCount(member) == 1 { return member }
+            if isKnownUniquelyReferenced(&member) && _getUnownedRetainCount(member) == 1 && isIdle(member) {
+                return member
+            }
+            base.retire(member)
         }
         return nil
     }

@@ -12,8 +12,7 @@ extension Worker {
         let connection = ParkedClients.Connection(fd: session.detachClient(), id: session.id,
                                                   peerAddress: session.peerAddress,
                                                   configuration: session.configuration, session: parkedSession)
-        sessions.remove(session)
-        spareSessions.keep(session)
+        if let parked = sessions.take(session) { spareSessions.keep(parked) }
         guard parkedClients.park(connection, idleMillis: idleMillis) else {
             Glibc.close(connection.fd)
             return connectionEnded()

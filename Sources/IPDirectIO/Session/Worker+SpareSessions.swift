@@ -6,7 +6,7 @@ extension Worker {
     /// A session serving the connection on `client` from now on, its machine begun as `opening` says.
     func session(id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
                  configuration: ConnectionSettings, opening: SessionOpening) -> ClientSession {
-        guard let spare = spareSessions.take() else {
+        guard let spare = spareSessions.take(where: { !$0.isInCallback }) else {
             return ClientSession(worker: self, id: id, client: client, peerAddress: peerAddress, configuration: configuration,
                                  opening: opening)
         }

@@ -22,6 +22,24 @@ import Testing
         #expect(set.isEmpty)
     }
 
+    /// `take` hands over the set's own reference: the member is not freed between leaving the set and being kept
+    /// elsewhere, and the members left keep their slots right.
+    @Test func takingAMemberHandsOverTheSetsReference() {
+        var set = ConnectionSet<Member>()
+        weak var watched: Member?
+        do {
+            let members = (0..<3).map { _ in Member() }
+            for member in members { set.insert(member) }
+            watched = members[0]
+        }
+        let taken = set.take(watched!)
+        #expect(taken != nil && taken === watched)
+        #expect(taken?.connectionSetSlot == -1)
+        #expect(set.count == 2 && set.take(taken!) == nil)
+        for slot in 0..<set.count { #expect(set.member(at: slot).connectionSetSlot == slot) }
+        withExtendedLifetime(taken) {}
+    }
+
     @Test func removingWhatIsNotThereChangesNothing() {
         var set = ConnectionSet<Member>()
         let inside = Member()

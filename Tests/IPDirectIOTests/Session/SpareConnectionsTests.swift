@@ -41,6 +41,43 @@ import Testing
         work.completion = nil
     }
 
+    @Test func doesNotHandOutAMemberThatIsNotIdle() {
+        let spares = SpareConnections<Member>(base: EventBase(), capacity: 2)
+        var member: Member? = Member()
+        let busy = ObjectIdentifier(member!)
+        spares.keep(member!)
+        member = nil
+        #expect(spares.take(where: { ObjectIdentifier($0) != busy }) == nil)
+        #expect(spares.count == 0)
+    }
+
+    /// A member let go of in a callback of its own (its connection ended with no room to keep it) lives until the
+    /// loop's turn ends; one that is not idle when taken is let go of the same way.
+    @Test func aMemberLetGoOfLivesUntilTheTurnEnds() {
+        let base = EventBase()
+        let spares = SpareConnections<Counted>(base: base, capacity: 1)
+        var freed = 0
+        var freedDuringTurn = -1
+        let timer = Timer(base: base)
+        timer.action = {
+            spares.keep(Counted { freed += 1 })
+            spares.keep(Counted { freed += 1 })
+            _ = spares.take(where: { _ in false })
+            freedDuringTurn = freed
+        }
+        timer.schedule(afterMillis: 0)
+        base.dispatch()
+        #expect(freedDuringTurn == 0)
+        #expect(freed == 2)
+        #expect(spares.count == 0)
+    }
+
+    final class Counted {
+        let freed: () -> Void
+        init(freed: @escaping () -> Void) { self.freed = freed }
+        deinit { freed() }
+    }
+
     @Test func keepsNoMoreMembersThanItsCapacity() {
         let spares = SpareConnections<Member>(base: EventBase(), capacity: 2)
         for _ in 0..<3 { spares.keep(Member()) }
