@@ -39,11 +39,12 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
     /// The head's bytes as an array of their own.
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
+    /// The storage is borrowed for `body` rather than retained: this value holds it throughout.
     @inlinable
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try storage.withUnsafeMutablePointerToElements {
-            try body(UnsafeRawBufferPointer(start: $0, count: count))
+        return try Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { storage in
+            try storage.withUnsafeMutablePointerToElements { try body(UnsafeRawBufferPointer(start: $0, count: count)) }
         }
     }
 
@@ -53,10 +54,12 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
             let size = max(capacity, HeadBuffer.minimumCapacity)
             storage = unsafeDowncast(Storage.create(minimumCapacity: size) { _ in size }, to: Storage.self)
         }
-        count = storage.unsafelyUnwrapped.withUnsafeMutablePointerToElements { base in
-            var output = HeadOutput(base: UnsafeMutableRawPointer(base), capacity: capacity)
-            write(&output)
-            return output.count
+        count = Unmanaged.passUnretained(storage.unsafelyUnwrapped)._withUnsafeGuaranteedRef { storage in
+            storage.withUnsafeMutablePointerToElements { base in
+                var output = HeadOutput(base: UnsafeMutableRawPointer(base), capacity: capacity)
+                write(&output)
+                return output.count
+            }
         }
     }
 

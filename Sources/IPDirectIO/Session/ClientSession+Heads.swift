@@ -55,7 +55,7 @@ extension ClientSession {
             RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: limits,
                                     fieldStorage: &worker.headFields)
         }
-        switch parsed {
+        switch consume parsed {
         case .incomplete:
             headBytesWithoutNewline = peek
             perform(machine.headIncomplete(levels, now: now))
@@ -115,7 +115,7 @@ extension ClientSession {
             let parsed = withWorker { worker in
                 ResponseHeadParser.parse(bytes, requestMethod: requestMethod, limits: limits, fieldStorage: &worker.headFields)
             }
-            switch parsed {
+            switch consume parsed {
             case .incomplete:
                 return perform(machine.responseHeadIncomplete())
             case .invalid(let failure):

@@ -29,9 +29,9 @@ final class SpareConnections<Member: AnyObject> {
 
     /// Keeps `member`, whose connection has ended, when there is room; otherwise it goes when the loop's turn
     /// ends (`EventBase.retire(_:)`): this is where a session is let go of, in its own callbacks.
-    func keep(_ member: __owned Member) {
-        guard spares.count < capacity else { return base.retire(member) }
-        spares.append(member)
+    func keep(_ member: consuming Member) {
+        guard spares.count < capacity else { return base.retire(consume member) }
+        spares.append(consume member)
     }
 
     /// A kept member that nothing else holds, for the caller to reopen; nil when none is. `isIdle` says whether

@@ -99,7 +99,7 @@ final class UpstreamPool {
 
     /// Pools a connection whose last exchange ended cleanly. While pooled, any byte or EOF from the
     /// server, or the idle timeout, drops it (a server that closed is never reused).
-    func checkin(_ connection: UpstreamConnection) {
+    func checkin(_ connection: consuming UpstreamConnection) {
         guard maxIdlePerKey > 0, let key = connection.key else {
             connection.close()
             return
@@ -114,14 +114,14 @@ final class UpstreamPool {
         let remembered = connection.rememberedList.flatMap { $0.keysChanged == keysChanged ? $0.index : nil }
         guard let slot = remembered ?? idle.index(forKey: key) else {
             if idle.count >= keptSlots { idle = idle.filter { !$0.value.isEmpty } }
-            idle[key] = [connection]
+            idle[key] = [consume connection]
             keysChanged += 1
             return
         }
         if idle.values[slot].count >= maxIdlePerKey {
             idle.values[slot].removeFirst().close()
         }
-        idle.values[slot].append(connection)
+        idle.values[slot].append(consume connection)
     }
 
     /// An event on an idle connection. The read timeout its last exchange left may fire while it is pooled: it
