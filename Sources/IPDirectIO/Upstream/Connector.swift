@@ -36,6 +36,9 @@ final class Connector {
         let startedMicros: Int64
         let timer: Timer
         fileprivate var phase = Phase.connecting
+        /// Still connecting when the attempt delay passed: it waited a whole delay without an answer, as the
+        /// loop's clock (which times the delay) counts, however much less `startedMicros` says it waited.
+        fileprivate var outlastedDelay = false
 
         fileprivate init(connector: Connector, socket: consuming BufferedSocket, index: Int, address: SocketAddress,
                          startedMicros: Int64, timer: Timer) {
@@ -62,6 +65,7 @@ final class Connector {
     private var running: [Attempt] = []
     private var failures: [ConnectFailure.Attempt] = []
     private let delayTimer: Timer
+    private let attemptDelayMicros: Int64
     /// Connection attempts started so far, for the access log.
     var attemptsStarted: Int { race.startedCount }
     /// 1-based position in `addresses` of the address that won, once one has.
@@ -81,8 +85,12 @@ final class Connector {
         self.hostKey = hostKey
         self.completion = completion
         race = ConnectionRace(addressCount: addresses.count, delayMillis: attemptDelayMillis)
+        attemptDelayMicros = Int64(attemptDelayMillis) * 1000
         delayTimer = Timer(base: base)
-        delayTimer.action = { [unowned self] in perform(race.delayElapsed()) }
+        delayTimer.action = { [unowned self] in
+            for attempt in running where attempt.phase == .connecting { attempt.outlastedDelay = true }
+            perform(race.delayElapsed())
+        }
     }
 
     /// RFC 8305 §8's recommended Connection Attempt Delay.
@@ -109,7 +117,10 @@ final class Connector {
             case .armDelay(let millis): delayTimer.schedule(afterMillis: millis)
             case .abandon(let index):
                 guard let attempt = take(index) else { continue }
-                let waited = MonotonicClock.nowMicros() - attempt.startedMicros
+                // The delay's timer runs from the loop's time at the start of its turn, which may be behind the
+                // clock read when the attempt began: an attempt the delay passed over waited a whole delay.
+                let measured = MonotonicClock.nowMicros() - attempt.startedMicros
+                let waited = attempt.outlastedDelay ? max(measured, attemptDelayMicros) : measured
                 health?.failed(attempt.address, outcome: .abandoned,
                                reason: "no answer within \(waited / 1000) ms while another address connected", elapsedMicros: waited)
                 discard(attempt)

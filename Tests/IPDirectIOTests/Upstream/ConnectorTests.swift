@@ -102,6 +102,37 @@ import IPDirectTesting
         #expect(outcome.winnerRank == 2 && outcome.attemptsStarted == 2)
     }
 
+    /// The loop times the attempt delay from the start of its turn, the attempt's own wait from the moment it
+    /// began: started late in a busy turn, a silent address loses the race having seemingly waited less than
+    /// the delay. It waited the whole delay all the same, and is quarantined as RFC 8305 §5 would have it.
+    @Test func aSilentAddressTheDelayPassedOverIsQuarantinedEvenWhenStartedLateInATurn() throws {
+        let silent = try Listener.silent()
+        let listener = try Listener()
+        let base = EventBase()
+        let health = UpstreamHealth(settings: AddressHealthSettings(attemptDelayMicros: Int64(Self.attemptDelayMillis) * 1000))
+        var result: Result<UpstreamConnection, ConnectFailure>?
+        var connector: Connector?
+        let busyTurn = Timer(base: base)
+        busyTurn.action = {
+            // The loop's time stays where the turn began; the attempt's start is read from the clock.
+            usleep(UInt32(Self.attemptDelayMillis / 4 * 1000))
+            connector = Connector(base: base, hostPort: "test.example:80", addresses: [silent.address, listener.address],
+                                  timeoutMillis: Self.neverMillis, attemptDelayMillis: Self.attemptDelayMillis,
+                                  health: health) { result = $0 }
+            connector?.start()
+        }
+        busyTurn.schedule(afterMillis: 0)
+        LoopDriver.run(base) { result != nil }
+        guard case .success(let connection)? = result else {
+            Issue.record("no connection: \(String(describing: result))")
+            return
+        }
+        connection.close()
+        #expect(connector?.winnerRank == 2)
+        #expect(health.isQuarantined(silent.address))
+        #expect(!health.isQuarantined(listener.address))
+    }
+
     @Test func theFirstAddressWinsWhenItAnswers() throws {
         let first = try Listener()
         let second = try Listener()
