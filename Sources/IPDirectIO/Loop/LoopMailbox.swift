@@ -17,10 +17,14 @@ final class LoopMailbox: Sendable {
     private let pipeWrite: Int32
     /// Touched only on the owning loop's thread (created in init, freed in deinit).
     private nonisolated(unsafe) var event: OpaquePointer?
+    /// Held so the loop is freed after the mailbox's event: a service's objects are torn down in no set order.
+    /// Never used, so never touched from another thread.
+    private nonisolated(unsafe) let base: EventBase
     /// Bytes drained from the pipe per read; one byte per wake-up is written at most per batch.
     private static let drainChunk = 64
 
     init(base: EventBase) throws(StartupError) {
+        self.base = base
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw StartupError("pipe failed: \(String(cString: strerror(errno)))") }
         for fd in fds {

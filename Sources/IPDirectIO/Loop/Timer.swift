@@ -4,6 +4,8 @@ import CEvent
 /// pending firing.
 package final class Timer {
     private var event: OpaquePointer!
+    /// Held so the loop is freed after this timer's event, however the objects that own both are torn down.
+    private let base: EventBase
     package var action: () -> Void = {}
 
     private static let fire: event_callback_fn = { _, _, context in
@@ -11,6 +13,7 @@ package final class Timer {
     }
 
     package init(base: EventBase) {
+        self.base = base
         event = event_new(base.raw, -1, 0, Timer.fire, Unmanaged.passUnretained(self).toOpaque())
     }
 
