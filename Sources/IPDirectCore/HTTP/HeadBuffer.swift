@@ -39,13 +39,18 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
     /// The head's bytes as an array of their own.
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
-    /// The storage is borrowed for `body` rather than retained: this value holds it throughout.
     @inlinable
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { storage in
-            try storage.withUnsafeMutablePointerToElements { try body(UnsafeRawBufferPointer(start: $0, count: count)) }
-        }
+        return try HeadBuffer.withElements(of: .passUnretained(storage)) { try body(UnsafeRawBufferPointer(start: $0, count: count)) }
+    }
+
+    /// The storage's bytes, the storage borrowed for `body` rather than retained: the value that holds it holds
+    /// it throughout. Handed over unmanaged: a plain parameter would be retained for the call.
+    @inlinable
+    static func withElements<Result>(of storage: Unmanaged<Storage>, _ body: (UnsafeMutablePointer<UInt8>) throws -> Result)
+        rethrows -> Result {
+        try storage._withUnsafeGuaranteedRef { try $0.withUnsafeMutablePointerToElements(body) }
     }
 
     /// Replaces the head with what `write` puts into an output of at most `capacity` bytes.
@@ -54,12 +59,10 @@ public struct HeadBuffer: Equatable, @unchecked Sendable {
             let size = max(capacity, HeadBuffer.minimumCapacity)
             storage = unsafeDowncast(Storage.create(minimumCapacity: size) { _ in size }, to: Storage.self)
         }
-        count = Unmanaged.passUnretained(storage.unsafelyUnwrapped)._withUnsafeGuaranteedRef { storage in
-            storage.withUnsafeMutablePointerToElements { base in
-                var output = HeadOutput(base: UnsafeMutableRawPointer(base), capacity: capacity)
-                write(&output)
-                return output.count
-            }
+        count = HeadBuffer.withElements(of: .passUnretained(storage.unsafelyUnwrapped)) { base in
+            var output = HeadOutput(base: UnsafeMutableRawPointer(base), capacity: capacity)
+            write(&output)
+            return output.count
         }
     }
 

@@ -7,13 +7,13 @@ extension ClientSession {
     /// Moves request body bytes to the upstream (after the request head, when it is still to go).
     func pumpRequestBody() {
         var progress = machine.requestBody
-        var head = takePending(&pendingUpstreamHead)
         let source = clientInput
         guard let moved = withUpstream({ upstream in
+            var head = takePending(&pendingUpstreamHead)
             let moved = pump(&progress, from: source, to: upstream.socket, after: &head)
             if !head.isEmpty { head.withUnsafeBytes { ByteTransfer.send($0, to: upstream.socket) } }
             return moved
-        }) else { return pendingUpstreamHead = head }
+        }) else { return }
         perform(machine.requestBodyPumped(progress, moved: moved.bytes, failure: moved.failure, levels,
                                           now: clock.nowMicros))
     }

@@ -43,14 +43,13 @@ extension ClientSession {
             return true
         }
         perform(machine.requestBegan(now: now))
-        let maxHeadBytes = headLimits.maxHeadBytes
-        let peek = min(length, maxHeadBytes + 1)
-        guard hasNewLine(within: peek) || peek > maxHeadBytes else {
+        let limits = headLimits
+        let peek = min(length, limits.maxHeadBytes + 1)
+        guard hasNewLine(within: peek) || peek > limits.maxHeadBytes else {
             perform(machine.headIncomplete(levels, now: now))
             return false
         }
         guard let start = evbuffer_pullup(clientInput, peek) else { return false }
-        let limits = headLimits
         let parsed = withWorker { worker in
             RequestHeadParser.parse(UnsafeRawBufferPointer(start: start, count: peek), limits: limits,
                                     fieldStorage: &worker.headFields)

@@ -13,16 +13,18 @@ final class ClientSession: ConnectionSetMember {
 
     /// The worker outlives every session it holds (`Worker.run` closes them before it returns), so the
     /// reference is neither counted nor checked: a checked `unowned` one costs a strong retain and release at
-    /// every use, a dozen times per connection.
-    unowned(unsafe) let worker: Worker
-    /// `worker` again, for `withWorker`.
+    /// every use, a dozen times per connection. On the request path it is borrowed (`withWorker`).
     private let workerHandle: Unmanaged<Worker>
+    var worker: Worker { workerHandle.takeUnretainedValue() }
     /// The worker's loop clock, held here so that reading it takes no hop through `worker`.
     let clock: TurnClock
     /// Taken when the connection was accepted: a reload changes what later connections get, never
     /// what this one uses.
     private(set) var configuration: ConnectionSettings {
-        didSet { settingsHandle = Unmanaged.passUnretained(configuration) }
+        didSet {
+            settingsHandle = Unmanaged.passUnretained(configuration)
+            headLimits = configuration.rules.headLimits
+        }
     }
     /// `configuration`, for `withSettings`.
     private var settingsHandle: Unmanaged<ConnectionSettings>
@@ -38,10 +40,10 @@ final class ClientSession: ConnectionSetMember {
     /// The credential check in flight.
     var credentialCheck: CredentialHandle?
     var upstream: UpstreamConnection? {
-        didSet { upstreamForLevels = upstream.map { Unmanaged.passUnretained($0) } }
+        didSet { upstreamHandle = upstream.map { Unmanaged.passUnretained($0) } }
     }
-    /// `upstream`, always, read without a retain and a release: `levels` is asked at almost every event.
-    private var upstreamForLevels: Unmanaged<UpstreamConnection>?
+    /// `upstream`, for `withUpstream`: read without a retain and a release (`levels` is asked at almost every event).
+    private var upstreamHandle: Unmanaged<UpstreamConnection>?
     var lookup: ResolveHandle?
     var connector: Connector?
     /// The kernel-side relay of an established tunnel, when one is running.
@@ -80,7 +82,6 @@ final class ClientSession: ConnectionSetMember {
     /// connection's (`opening(for:peerAddress:worker:)`), or a parked one's whose next bytes came.
     init(worker: Worker, id: UInt64, client: consuming BufferedSocket, peerAddress: SocketAddress?,
          configuration: ConnectionSettings, opening: SessionOpening) {
-        self.worker = worker
         workerHandle = Unmanaged.passUnretained(worker)
         clock = worker.base.clock
         self.configuration = configuration
@@ -113,7 +114,6 @@ final class ClientSession: ConnectionSetMember {
         // Most connections are accepted under the settings the last one had; what a closed connection left
         // set is mostly cleared already. Testing first spares a retain and a release of each.
         if self.configuration !== configuration { self.configuration = configuration }
-        headLimits = configuration.rules.headLimits
         machine.reopen(opening)
         self.id = id
         self.client = client
@@ -152,7 +152,7 @@ final class ClientSession: ConnectionSetMember {
     /// What the four buffers hold now, for the machine's decisions.
     var levels: BufferLevels {
         var levels = BufferLevels(clientInput: client.inputLength, clientOutput: client.outputLength)
-        upstreamForLevels?._withUnsafeGuaranteedRef { upstream in
+        withUpstream { upstream in
             levels.upstreamInput = upstream.socket.inputLength
             levels.upstreamOutput = upstream.socket.outputLength
         }
@@ -344,7 +344,7 @@ final class ClientSession: ConnectionSetMember {
             if let delay = wakeupTimer.arm(millis: millis, now: clock.nowMicros) { setWakeup(afterMillis: delay) }
         case .cancelTimer: wakeupTimer.cancel()
         case .recordFirstByte(let micros):
-            guard let address = upstreamForLevels?._withUnsafeGuaranteedRef({ $0.address }) else { return }
+            guard let address = withUpstream({ $0.address }) else { return }
             withWorker { $0.health.recordFirstByte(address, for: machine.request.hostKey, micros: micros) }
         case .recordHostFailure:
             guard let upstream else { return }
@@ -387,7 +387,7 @@ final class ClientSession: ConnectionSetMember {
     /// cannot end the exchange (moving bytes, arming a timer), during which the session keeps holding it.
     @inline(__always)
     func withUpstream<Result>(_ body: (UpstreamConnection) -> Result) -> Result? {
-        upstreamForLevels?._withUnsafeGuaranteedRef(body)
+        upstreamHandle?._withUnsafeGuaranteedRef(body)
     }
 
     /// Runs `body` on the socket of `side`, when that side has one.

@@ -11,12 +11,16 @@ import Testing
         var completion: (() -> Void)?
     }
 
+    /// Keeps a new member that nothing else holds; returns which it is.
+    private func keepUnheld(in spares: SpareConnections<Member>) -> ObjectIdentifier {
+        let member = Member()
+        spares.keep(member)
+        return ObjectIdentifier(member)
+    }
+
     @Test func handsOutAKeptMemberThatNothingElseHolds() {
         let spares = SpareConnections<Member>(base: EventBase(), capacity: 2)
-        var member: Member? = Member()
-        let kept = ObjectIdentifier(member!)
-        spares.keep(member!)
-        member = nil
+        let kept = keepUnheld(in: spares)
         #expect(spares.take().map(ObjectIdentifier.init) == kept)
         #expect(spares.count == 0)
     }
@@ -43,10 +47,7 @@ import Testing
 
     @Test func doesNotHandOutAMemberThatIsNotIdle() {
         let spares = SpareConnections<Member>(base: EventBase(), capacity: 2)
-        var member: Member? = Member()
-        let busy = ObjectIdentifier(member!)
-        spares.keep(member!)
-        member = nil
+        let busy = keepUnheld(in: spares)
         #expect(spares.take(where: { ObjectIdentifier($0) != busy }) == nil)
         #expect(spares.count == 0)
     }
