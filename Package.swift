@@ -52,9 +52,9 @@ let startUpOrder: [LinkerSetting] = [
 /// The release build is optimised from a profile of the request path (LLVM's IR-level profile-guided
 /// optimisation): `request-path.profdata` holds how often each branch of each function ran while an instrumented
 /// build served bench/callgrind's mix of small requests, bodies and parked clients, and CONNECT tunnels, with and
-/// without an access log (`scripts/request-profile` writes it). The compiler then lays each function's hot blocks together and inlines by how often calls run,
-/// and the cold blocks of hot functions go to sections of their own (`-enable-split-machine-functions`): a request
-/// then runs through fewer cache lines of code. Measured with callgrind's cache simulation per new-connection
+/// without an access log (`scripts/request-profile` writes it). The compiler then lays each function's hot blocks
+/// together and inlines by how often calls run, and the cold blocks of hot functions go to sections of their own
+/// (`-enable-split-machine-functions`): a request then runs through fewer cache lines of code. Measured with callgrind's cache simulation per new-connection
 /// request: 26.1k instructions and 1,217 instruction-cache misses without the profile, 23.4k and 706 with it
 /// (nginx 26.1k and 605); per keep-alive request 20.6k and 723 against 19.2k and 369 (nginx 23.1k and 537).
 /// A function the profile has no counts for, or whose code changed since the profile was taken, is built as it

@@ -14,12 +14,12 @@ import sys
 TIMEOUT_SECONDS = 10
 
 
-def open_connection(address, name, proxy):
+def open_connection(address, name, proxy, port=443):
     if proxy is None:
-        return socket.create_connection((address, 443), timeout=TIMEOUT_SECONDS)
-    host, port = proxy.rsplit(":", 1)
-    connection = socket.create_connection((host, int(port)), timeout=TIMEOUT_SECONDS)
-    connection.sendall(f"CONNECT {name}:443 HTTP/1.1\r\nHost: {name}:443\r\n\r\n".encode())
+        return socket.create_connection((address, port), timeout=TIMEOUT_SECONDS)
+    proxy_host, proxy_port = proxy.rsplit(":", 1)
+    connection = socket.create_connection((proxy_host, int(proxy_port)), timeout=TIMEOUT_SECONDS)
+    connection.sendall(f"CONNECT {name}:{port} HTTP/1.1\r\nHost: {name}:{port}\r\n\r\n".encode())
     answer = b""
     while b"\r\n\r\n" not in answer:
         chunk = connection.recv(4096)
@@ -31,8 +31,10 @@ def open_connection(address, name, proxy):
     return connection
 
 
-def fetch(context, address, name, path, proxy):
-    with open_connection(address, name, proxy) as raw:
+def fetch(context, address, name, path, proxy, port=443):
+    """One TLS connection to `name` on `port` (straight to `address`, or through a CONNECT tunnel of `proxy`) and
+    one GET of `path` read whole; whether the answer was a 200."""
+    with open_connection(address, name, proxy, port) as raw:
         with context.wrap_socket(raw, server_hostname=name) as tls:
             tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n".encode())
             answer = b""
